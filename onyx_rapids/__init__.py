@@ -1,0 +1,26 @@
+"""onyx_rapids: feature-aware graph processing on the GPU, as a plugin layer on RAPIDS.
+
+    >>> import onyx_rapids as onyx
+    >>> g = onyx.Graph.from_parquet("edges.parquet", "src", "dst")        # doctest: +SKIP
+    >>> onyx.pagerank(g, change_driven=True)                             # doctest: +SKIP
+
+The backend (a CUDA GPU through CuPy + numba.cuda, or the Numba CUDA simulator on the CPU) is
+chosen at import; see :mod:`onyx_rapids.device`.
+"""
+
+from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
+from . import datasets, frontier, operators, properties
+from .algorithms.label_propagation import label_propagation
+from .algorithms.pagerank import pagerank
+from .graph import Graph
+from .operators import Edge, Normalize, Vertex, edgemap, foldmap, vertexmap
+
+__version__ = "0.1.0"
+
+ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
+
+__all__ = [
+    "ALGORITHMS", "Edge", "Graph", "Normalize", "Vertex", "datasets", "device", "edgemap",
+    "foldmap", "frontier", "label_propagation", "operators", "pagerank", "properties",
+    "vertexmap",
+]

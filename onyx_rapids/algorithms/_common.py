@@ -1,0 +1,54 @@
+"""What every algorithm shares: option checks, the iteration record and the result frame."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+from .. import io
+
+
+@dataclass
+class Info:
+    """Convergence facts of a run (also stored in the result frame's ``attrs``)."""
+
+    iterations: int = 0
+    converged: bool = False
+    variant: dict = field(default_factory=dict)
+
+    def as_dict(self):
+        return {"iterations": self.iterations, "converged": self.converged, **self.variant}
+
+
+def check_common(tol, max_iter, alpha=None):
+    if not (tol > 0):
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    if int(max_iter) != max_iter or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if alpha is not None and not (0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+
+
+def resolve_direction(direction, change_driven):
+    if direction in (None, "auto"):
+        # bulk iterations pull (atomic-free); change-driven ones push from the few active vertices
+        return "push" if change_driven else "pull"
+    if direction not in ("push", "pull"):
+        raise ValueError(f"direction must be 'push', 'pull' or 'auto', got {direction!r}")
+    return direction
+
+
+def finish(g, name, columns, info: Info, return_info: bool):
+    if not info.converged:
+        warnings.warn(
+            f"{name} did not converge in {info.iterations} iterations; "
+            "raise max_iter or tol for a converged result",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    df = io.to_frame(g, columns)
+    try:
+        df.attrs.update(info.as_dict())
+    except AttributeError:  # frames without attrs (older cuDF): return_info=True still works
+        pass
+    return (df, info.as_dict()) if return_info else df

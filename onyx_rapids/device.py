@@ -1,0 +1,180 @@
+"""Which backend runs: a real CUDA GPU or the Numba CUDA simulator.
+
+The choice is made once, at import:
+
+* ``ONYX_RAPIDS_BACKEND=gpu`` forces the GPU (CuPy arrays, ``numba.cuda`` kernels) and fails
+  loudly if none is usable;
+* ``ONYX_RAPIDS_BACKEND=simulator`` (or ``NUMBA_ENABLE_CUDASIM=1``) forces the Numba CUDA
+  simulator (NumPy arrays, kernels run as Python threads);
+* otherwise (``auto``) the GPU is used when CuPy imports and sees a device, else the simulator.
+
+Everything else in the package reads :data:`BACKEND`, :data:`xp` and the helpers below, so that
+the same kernels and algorithms run on both.  Under the simulator the warp intrinsics that the
+kernels use (``shfl_*_sync``, ``ballot_sync``, ``activemask``, ``all_sync``/``any_sync``,
+``syncwarp``) are emulated (:mod:`onyx_rapids.kernels.warp_emulation`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+_ENV = "ONYX_RAPIDS_BACKEND"
+_CHOICES = ("auto", "gpu", "simulator")
+
+
+def _gpu_usable() -> tuple[bool, str]:
+    try:
+        import cupy
+    except Exception as e:  # ImportError, or a broken CUDA install
+        return False, f"CuPy not importable ({type(e).__name__}: {e})"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        return False, f"CuPy sees no CUDA device ({type(e).__name__}: {e})"
+    if count < 1:
+        return False, "CuPy sees no CUDA device"
+    return True, f"{count} CUDA device(s)"
+
+
+def _choose_backend() -> tuple[str, str]:
+    requested = os.environ.get(_ENV, "auto").strip().lower() or "auto"
+    if requested not in _CHOICES:
+        raise ValueError(f"{_ENV}={requested!r} is not one of {', '.join(_CHOICES)}")
+    sim_forced = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+    if requested == "simulator" or (requested == "auto" and sim_forced):
+        return "simulator", "forced by environment"
+    if sim_forced:
+        raise RuntimeError(f"{_ENV}=gpu contradicts NUMBA_ENABLE_CUDASIM=1; unset one of them")
+    ok, why = _gpu_usable()
+    if ok:
+        return "gpu", why
+    if requested == "gpu":
+        raise RuntimeError(f"{_ENV}=gpu but no GPU is usable: {why}")
+    return "simulator", why
+
+
+BACKEND, BACKEND_REASON = _choose_backend()
+
+if BACKEND == "simulator":
+    if "numba.cuda" in sys.modules and not os.environ.get("NUMBA_ENABLE_CUDASIM"):
+        raise RuntimeError(
+            "numba.cuda was imported before onyx_rapids chose the simulator; "
+            "set NUMBA_ENABLE_CUDASIM=1 before importing numba.cuda"
+        )
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+from numba import cuda  # noqa: E402  (must follow the NUMBA_ENABLE_CUDASIM decision)
+
+if BACKEND == "gpu":
+    import cupy as xp  # noqa: E402
+else:
+    xp = np
+    from .kernels import warp_emulation as _warp_emulation  # noqa: E402
+
+    _warp_emulation.install()
+
+WARP_SIZE = 32
+
+
+def is_simulator() -> bool:
+    """True when kernels run under the Numba CUDA simulator."""
+    return BACKEND == "simulator"
+
+
+def asarray(a, dtype=None):
+    """``a`` as an array of this backend (CuPy on the GPU, NumPy under the simulator)."""
+    if BACKEND == "gpu":
+        return xp.asarray(a, dtype=dtype)
+    if hasattr(a, "get") and not isinstance(a, np.ndarray):  # a CuPy array on a sim run
+        a = a.get()
+    return np.asarray(a, dtype=dtype)
+
+
+def to_host(a) -> np.ndarray:
+    """A NumPy copy (or view) of a backend array."""
+    if isinstance(a, np.ndarray):
+        return a
+    if hasattr(a, "get"):
+        return a.get()
+    if hasattr(a, "copy_to_host"):
+        return a.copy_to_host()
+    return np.asarray(a)
+
+
+def is_device_array(a) -> bool:
+    """True for arrays that kernels can take directly on this backend."""
+    if BACKEND == "gpu":
+        return hasattr(a, "__cuda_array_interface__")
+    return isinstance(a, np.ndarray)
+
+
+def empty(shape, dtype):
+    return xp.empty(shape, dtype=dtype)
+
+
+def zeros(shape, dtype):
+    return xp.zeros(shape, dtype=dtype)
+
+
+def full(shape, value, dtype):
+    return xp.full(shape, value, dtype=dtype)
+
+
+def synchronize() -> None:
+    """Wait for all queued device work (a no-op under the simulator)."""
+    if BACKEND == "gpu":
+        xp.cuda.runtime.deviceSynchronize()
+
+
+def grid_size(work_items: int, block_size: int, max_blocks: int | None = None) -> int:
+    """Blocks needed to give ``work_items`` threads one each (at least one block)."""
+    if block_size < 1:
+        raise ValueError(f"block_size must be positive, got {block_size}")
+    blocks = max(1, -(-int(work_items) // int(block_size)))
+    if max_blocks is not None:
+        blocks = min(blocks, max_blocks)
+    return blocks
+
+
+def multiprocessor_count() -> int:
+    if BACKEND == "gpu":
+        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    return 1
+
+
+def info() -> dict:
+    """Backend facts: which backend, why, library versions and the device name."""
+    import numba
+
+    facts = {
+        "backend": BACKEND,
+        "reason": BACKEND_REASON,
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+    }
+    try:
+        from importlib.metadata import version
+
+        facts["numba-cuda"] = version("numba-cuda")
+    except Exception:
+        facts["numba-cuda"] = "not installed"
+    for name in ("cupy", "cudf", "cugraph", "pandas", "pyarrow"):
+        try:
+            mod = __import__(name)
+            facts[name] = getattr(mod, "__version__", "?")
+        except Exception:
+            facts[name] = "not installed"
+    if BACKEND == "gpu":
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        facts["device"] = name
+        facts["compute_capability"] = ".".join(map(str, dev.compute_capability))
+        facts["multiprocessors"] = int(dev.MULTIPROCESSOR_COUNT)
+        facts["driver"] = int(xp.cuda.runtime.driverGetVersion())
+    else:
+        facts["device"] = "Numba CUDA simulator (CPU)"
+    return facts

@@ -1,0 +1,740 @@
+"""Adapters in and out: the only module that knows cuDF, pandas, pyarrow, Parquet, SciPy and cuGraph.
+
+In: :func:`read_edgelist` (pandas / cuDF DataFrame or pyarrow Table), :func:`read_parquet_edges`,
+:func:`read_csr` (NumPy / CuPy arrays, SciPy / CuPy sparse matrices), :func:`read_cugraph`,
+:func:`read_vertex_ids`, :func:`read_vertex_frame` and :func:`read_property_array`. Each validates
+its input completely and returns backend arrays (:data:`onyx_rapids.device.xp`), so that a
+:class:`~onyx_rapids.graph.Graph` is never half built from bad input.
+
+Out: :func:`to_frame` (per-vertex results) and :func:`to_edge_frame` (per-edge), as cuDF
+DataFrames on a GPU with cuDF installed and pandas DataFrames otherwise.
+
+cuDF, cuGraph, CuPy, SciPy (and pandas and pyarrow, to keep ``import onyx_rapids`` light) are
+imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+import numpy as np
+
+from . import device
+from .device import xp
+
+__all__ = [
+    "is_frame",
+    "read_edgelist",
+    "read_parquet_edges",
+    "read_csr",
+    "read_cugraph",
+    "read_vertex_ids",
+    "read_vertex_frame",
+    "read_property_array",
+    "read_table_matrix",
+    "to_frame",
+    "to_edge_frame",
+]
+
+_SHOW = 10  # how many offending items an error message names
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _listing(items, total=None) -> str:
+    items = list(items)
+    total = len(items) if total is None else total
+    shown = ", ".join(str(x) for x in items[:_SHOW])
+    return shown + (f", ... ({total} in all)" if total > _SHOW else "")
+
+
+# ---------------------------------------------------------------------- frames and columns
+
+
+def _frame_kind(obj) -> str | None:
+    """'pandas', 'cudf' or 'arrow' for DataFrames and pyarrow Tables (subclasses too), else None."""
+    for cls in type(obj).__mro__:
+        top = cls.__module__.split(".")[0]
+        if cls.__name__ == "DataFrame" and top in ("pandas", "cudf"):
+            return top
+        if cls.__name__ == "Table" and top == "pyarrow":
+            return "arrow"
+    return None
+
+
+def is_frame(obj) -> bool:
+    """True for pandas and cuDF DataFrames and pyarrow Tables."""
+    return _frame_kind(obj) is not None
+
+
+def _require_frame(df, arg: str) -> str:
+    kind = _frame_kind(df)
+    if kind is None:
+        raise TypeError(
+            f"{arg} must be a pandas or cuDF DataFrame or a pyarrow Table, got "
+            f"{type(df).__module__}.{type(df).__name__}; wrap your data, e.g. "
+            "pandas.DataFrame({'src': [...], 'dst': [...]})"
+            + (" (for CSR arrays use Graph.from_csr)" if arg == "df" else "")
+        )
+    return kind
+
+
+def _column_names(df, kind: str) -> list:
+    return list(df.column_names) if kind == "arrow" else list(df.columns)
+
+
+def _num_rows(df, kind: str) -> int:
+    return int(df.num_rows) if kind == "arrow" else int(len(df))
+
+
+def _require_column(names: list, col, arg: str, where: str) -> None:
+    """ValueError naming ``arg``, the columns there are and the closest matches."""
+    try:
+        present = col in names
+    except TypeError:  # unhashable
+        present = False
+    if present:
+        return
+    strings = [c for c in names if isinstance(c, str)]
+    close = difflib.get_close_matches(str(col), strings, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}? Pass" if close else "; pass"
+    raise ValueError(
+        f"{arg}={col!r}: no such column in {where} (columns: {_listing(repr(c) for c in names)})"
+        f"{hint} {arg}= the name of one of its columns"
+    )
+
+
+def _check_name(col, arg: str) -> None:
+    if isinstance(col, (list, tuple, set, dict)) or col is None:
+        raise TypeError(f"{arg} must be a single column name, got {col!r}")
+
+
+def _weight_names(weight) -> list:
+    if weight is None:
+        return []
+    names = list(weight) if isinstance(weight, (list, tuple)) else [weight]
+    if not names:
+        raise ValueError("weight=[] names no column; pass weight=None for an unweighted graph")
+    for name in names:
+        _check_name(name, "weight")
+    dupes = sorted({repr(c) for c in names if names.count(c) > 1})
+    if dupes:
+        raise ValueError(f"weight names the column(s) {', '.join(dupes)} more than once; list "
+                         "each weight column once")
+    return names
+
+
+class _Column:
+    """One column of a frame: its dtype kind, null count and a conversion to a backend array."""
+
+    def __init__(self, df, kind: str, name):
+        self.name = name
+        self.frame_kind = kind
+        if kind == "arrow":
+            import pyarrow as pa
+
+            col = df.column(name)
+            t = col.type
+            self.dtype = str(t)
+            if pa.types.is_boolean(t):
+                self.kind = "b"
+            elif pa.types.is_signed_integer(t):
+                self.kind = "i"
+            elif pa.types.is_unsigned_integer(t):
+                self.kind = "u"
+            elif pa.types.is_floating(t):
+                self.kind = "f"
+            else:
+                self.kind = "O"
+            self.nulls = int(col.null_count)
+        else:
+            col = df[name]
+            if _frame_kind(col) is not None:
+                raise ValueError(f"column {name!r} appears more than once in the frame; rename "
+                                 "the duplicates")
+            self.dtype = str(col.dtype)
+            self.kind = _pandas_like_kind(col.dtype)
+            if kind == "cudf":
+                self.nulls = int(col.null_count)
+            elif self.kind == "f" and isinstance(col.dtype, np.dtype):
+                self.nulls = 0  # NaN in a NumPy float column is a value, checked as non-finite
+            else:
+                self.nulls = int(col.isna().sum())
+        self._col = col
+
+    def first_null(self) -> int:
+        if self.frame_kind == "arrow":
+            import pyarrow.compute as pc
+
+            return int(np.argmax(pc.is_null(self._col).to_numpy(zero_copy_only=False)))
+        mask = self._col.isna()
+        return int(np.argmax(device.to_host(mask.values if self.frame_kind == "cudf"
+                                            else mask.to_numpy())))
+
+    def array(self):
+        """The column as a backend array (int64/uint64 for integers, float64/32 for floats)."""
+        target = {"i": np.int64, "u": np.uint64, "b": np.bool_}.get(self.kind)
+        if self.kind == "f":
+            target = np.float32 if self.dtype in ("float32", "float") else np.float64
+        if self.frame_kind == "arrow":
+            host = self._col.to_numpy()
+            return device.asarray(host.astype(target, copy=False) if target else host)
+        if self.frame_kind == "cudf":
+            values = self._col.values  # a CuPy array, no host copy
+            return device.asarray(values.astype(target, copy=False) if target else values)
+        return device.asarray(self._col.to_numpy(dtype=target))
+
+
+def _pandas_like_kind(dtype) -> str:
+    """Kind letter of a pandas or cuDF dtype: 'i', 'u', 'f', 'b', or 'O' for anything else."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind if dtype.kind in "iufb" else "O"
+    import pandas as pd
+
+    api = pd.api.types
+    if api.is_bool_dtype(dtype):
+        return "b"
+    if api.is_integer_dtype(dtype):
+        return "u" if api.is_unsigned_integer_dtype(dtype) else "i"
+    if api.is_float_dtype(dtype):
+        return "f"
+    return "O"
+
+
+def _to_int64(a, what: str):
+    if a.dtype == np.uint64 and a.size and int(a.max()) > _INT64_MAX:
+        raise ValueError(f"{what}: ids above 2**63-1 do not fit in int64; renumber them first")
+    return a.astype(np.int64, copy=False)
+
+
+def _id_column(df, kind: str, col, arg: str, where: str = "the edge list"):
+    c = _Column(df, kind, col)
+    if c.kind not in "iu":
+        hint = ""
+        if c.kind == "f":
+            hint = (" (pandas stores integer columns that had missing values as float64: drop "
+                    "those rows, then cast)")
+        raise TypeError(
+            f"{arg}={col!r}: vertex ids must be integers, but the column in {where} has dtype "
+            f"{c.dtype}; cast it to an integer type, e.g. .astype('int64'){hint}"
+        )
+    if c.nulls:
+        raise ValueError(
+            f"{arg}={col!r}: {c.nulls} null vertex id{'s' if c.nulls != 1 else ''} in {where} "
+            f"(first at row {c.first_null()}); drop or fill those rows"
+        )
+    return _to_int64(c.array(), f"{arg}={col!r}")
+
+
+def _finite_float32(a, what: str, first_row_offset: int = 0):
+    """``a`` (numeric) as float32, or ValueError naming ``what`` for NaN/inf or float32 overflow."""
+    if a.dtype.kind == "f":
+        bad = ~xp.isfinite(a)
+        if bool(bad.any()):
+            where = xp.nonzero(bad.reshape(a.shape[0], -1).any(axis=1))[0]
+            raise ValueError(
+                f"{what}: {int(where.shape[0])} row(s) hold NaN or infinite values (first at row "
+                f"{int(where[0]) + first_row_offset}); drop or fill them"
+            )
+    with np.errstate(over="ignore"):  # overflow is reported below, by name
+        out = a.astype(np.float32)
+    if a.dtype.itemsize > 4 or a.dtype.kind in "iu":
+        big = ~xp.isfinite(out)
+        if bool(big.any()):
+            where = xp.nonzero(big.reshape(out.shape[0], -1).any(axis=1))[0]
+            raise ValueError(
+                f"{what}: {int(where.shape[0])} row(s) exceed the float32 range (|x| > "
+                f"{_FLOAT32_MAX:.3g}; first at row {int(where[0])}); rescale them"
+            )
+    return out
+
+
+def _numeric_column(df, kind: str, col, arg: str, where: str):
+    """One numeric column as a float32 backend array, validated."""
+    c = _Column(df, kind, col)
+    if c.kind not in "iuf":
+        raise TypeError(
+            f"{arg}={col!r}: values must be numeric (integer or float), but the column in "
+            f"{where} has dtype {c.dtype}; convert it (e.g. pandas.to_numeric) or leave it out"
+        )
+    if c.nulls:
+        raise ValueError(
+            f"{arg}={col!r}: {c.nulls} null value{'s' if c.nulls != 1 else ''} in {where} "
+            f"(first at row {c.first_null()}); drop or fill them"
+        )
+    return _finite_float32(c.array(), f"{arg}={col!r}")
+
+
+# ---------------------------------------------------------------------- edge lists
+
+
+def read_edgelist(df, source="src", destination="dst", weight=None):
+    """Validate an edge frame; return (src int64, dst int64, weights (m, w) float32 | None, names).
+
+    ``df`` is a pandas or cuDF DataFrame or a pyarrow Table; the ids are the original ones.
+    """
+    kind = _require_frame(df, "df")
+    _check_name(source, "source")
+    _check_name(destination, "destination")
+    names = _weight_names(weight)
+    columns = _column_names(df, kind)
+    where = "the edge list"
+    _require_column(columns, source, "source", where)
+    _require_column(columns, destination, "destination", where)
+    for name in names:
+        _require_column(columns, name, "weight", where)
+    if _num_rows(df, kind) == 0:
+        raise ValueError("df: the edge list is empty (0 rows); a graph needs at least one edge "
+                         "(for a graph without edges use Graph.from_csr)")
+    src = _id_column(df, kind, source, "source")
+    dst = _id_column(df, kind, destination, "destination")
+    weights = None
+    if names:
+        cols = [_numeric_column(df, kind, name, "weight", where) for name in names]
+        weights = xp.ascontiguousarray(xp.stack(cols, axis=1))
+    return src, dst, weights, [str(name) for name in names]
+
+
+def _cudf():
+    """The cudf module when the backend is the GPU and cuDF imports, else None."""
+    if device.BACKEND != "gpu":
+        return None
+    try:
+        import cudf
+    except Exception:
+        return None
+    return cudf
+
+
+def read_parquet_edges(path, source="src", destination="dst", weight=None):
+    """Read the source, destination and weight columns of a Parquet file or directory.
+
+    Returns a cuDF DataFrame (GPU backend with cuDF) or a pyarrow Table, for
+    :func:`read_edgelist`. Raises FileNotFoundError for a missing path and ValueError, naming
+    the path, for a file that is not Parquet or lacks a column.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a file path (str or os.PathLike), got "
+                        f"{type(path).__name__}")
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"path={path!r}: no such Parquet file or directory; check the "
+                                "path (relative paths start at the working directory)")
+    _check_name(source, "source")
+    _check_name(destination, "destination")
+    names = _weight_names(weight)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        if os.path.isdir(path):
+            import pyarrow.dataset as ds
+
+            schema = ds.dataset(path, format="parquet").schema
+        else:
+            schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as e:
+        raise ValueError(f"path={path!r} is not a readable Parquet file ({e}); write the edge "
+                         "list with DataFrame.to_parquet or pyarrow.parquet.write_table") from e
+    where = f"Parquet file {path!r}"
+    for col, arg in [(source, "source"), (destination, "destination")] + [
+        (name, "weight") for name in names
+    ]:
+        _require_column(list(schema.names), col, arg, where)
+    wanted = list(dict.fromkeys([source, destination, *names]))
+    cudf = _cudf()
+    try:
+        if cudf is not None:
+            return cudf.read_parquet(path, columns=wanted)
+        return pq.read_table(path, columns=wanted)
+    except (pa.ArrowException, OSError) as e:
+        raise ValueError(f"path={path!r}: could not read Parquet columns {wanted} ({e})") from e
+
+
+# ---------------------------------------------------------------------- arrays
+
+
+def _is_sparse(obj) -> bool:
+    top = type(obj).__module__
+    return (top.startswith("scipy.sparse") or top.startswith("cupyx.scipy.sparse")) and hasattr(
+        obj, "tocsr"
+    )
+
+
+def _as_array(values, arg: str):
+    """Any array-like (lists, NumPy, CuPy, pandas/cuDF Series, pyarrow arrays) as a backend
+    array, without a host round trip for device data. Raises ValueError for nulls."""
+    top = type(values).__module__.split(".")[0]
+    if top in ("pandas", "cudf") and hasattr(values, "isna") and hasattr(values, "dtype"):
+        nulls = int(values.null_count) if top == "cudf" else int(values.isna().sum())
+        if nulls and not (top == "pandas" and isinstance(values.dtype, np.dtype)):
+            raise ValueError(f"{arg}: {nulls} null value(s); drop or fill them")
+        if top == "cudf":
+            return device.asarray(values.values)
+        kind = _pandas_like_kind(values.dtype)
+        target = {"i": np.int64, "u": np.uint64, "f": np.float64, "b": np.bool_}.get(kind)
+        return device.asarray(values.to_numpy(dtype=target) if target else values.to_numpy())
+    if top == "pyarrow" and hasattr(values, "null_count"):
+        if values.null_count:
+            raise ValueError(f"{arg}: {values.null_count} null value(s); drop or fill them")
+        return device.asarray(values.to_numpy(zero_copy_only=False))
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{arg} must be numbers or an array of them, got a string {values!r}")
+    if hasattr(values, "__cuda_array_interface__") or type(values).__module__.startswith(
+        "cupy"
+    ):
+        return device.asarray(values)
+    if isinstance(values, (set, frozenset)) or (
+        not hasattr(values, "__len__") and not hasattr(values, "__array__")
+        and hasattr(values, "__iter__")
+    ):
+        values = list(values)
+    try:
+        host = np.asarray(values)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise TypeError(f"{arg} could not be read as an array ({e})") from e
+    # Non-numeric data stays on the host: the caller names the bad dtype.
+    return device.asarray(host) if host.dtype.kind in "biuf" else host
+
+
+def read_vertex_ids(values, arg: str = "vertices"):
+    """Vertex ids (a scalar, list, array, Series, iterable) as an int64 backend array; a scalar
+    stays 0-d. TypeError for non-integers (integral floats included), ValueError for nulls."""
+    a = _as_array(values, arg)
+    if a.size == 0:
+        return xp.zeros(a.shape, dtype=np.int64)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{arg}: vertex ids must be integers, got dtype {a.dtype}; cast them to "
+                        "an integer type (floats are not accepted as ids, even integral ones)")
+    return _to_int64(a, arg)
+
+
+def _int_array(values, arg: str):
+    a = _as_array(values, arg)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"{arg} must be an integer array, got dtype {a.dtype}; cast it, e.g. "
+                        ".astype('int64')")
+    if a.ndim != 1:
+        raise ValueError(f"{arg} must be one-dimensional, got shape {tuple(a.shape)}")
+    return _to_int64(a, arg)
+
+
+def _weight_arrays(weights, m: int):
+    """CSR weights (m,), (m, w) or {name: (m,)} as (m, w) float32 and their names."""
+    if isinstance(weights, dict):
+        if not weights:
+            raise ValueError("weights={} names no weight; pass weights=None for none")
+        names = [str(k) for k in weights]
+        cols = []
+        for key, values in weights.items():
+            a = _numeric_array(values, f"weights[{key!r}]")
+            if a.ndim != 1 or a.shape[0] != m:
+                raise ValueError(f"weights[{key!r}] must have shape ({m},) (one value per edge), "
+                                 f"got {tuple(a.shape)}")
+            cols.append(a)
+        return xp.ascontiguousarray(xp.stack(cols, axis=1)), names
+    a = _numeric_array(weights, "weights")
+    if a.ndim == 1:
+        a, names = a.reshape(-1, 1), ["weight"]
+    elif a.ndim == 2:
+        names = [f"weight_{j}" for j in range(a.shape[1])]
+    else:
+        raise ValueError(f"weights must be 1-D (m,) or 2-D (m, w), got shape {tuple(a.shape)}")
+    if a.shape[0] != m:
+        raise ValueError(f"weights has {a.shape[0]} rows but there are {m} edges (len(indices)); "
+                         "give one row per edge")
+    if a.shape[1] == 0:
+        raise ValueError("weights has 0 columns; pass weights=None for an unweighted graph")
+    return xp.ascontiguousarray(a), names
+
+
+def _numeric_array(values, arg: str):
+    a = _as_array(values, arg)
+    if a.dtype.kind not in "iuf":
+        raise TypeError(f"{arg} must be numeric (integer or float), got dtype {a.dtype}")
+    if a.ndim == 0:
+        raise ValueError(f"{arg} must be an array, got a scalar")
+    return _finite_float32(a, arg)
+
+
+def read_csr(offsets, indices=None, weights=None):
+    """Validate CSR input; return (offsets int64, indices int64, weights (m, w) | None, names).
+
+    ``offsets`` may be a SciPy/CuPy sparse matrix (then ``indices`` is None and its values are
+    the weights unless ``weights`` is False or given).
+    """
+    if _is_sparse(offsets):
+        matrix = offsets
+        if indices is not None:
+            raise ValueError("indices: pass either a sparse matrix alone, or offsets and "
+                             "indices arrays, not both")
+        shape = tuple(matrix.shape)
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ValueError(f"offsets: the sparse matrix must be square (n x n), got shape "
+                             f"{shape}")
+        matrix = matrix.tocsr()
+        offsets, indices = matrix.indptr, matrix.indices
+        if weights is None:
+            weights = matrix.data
+        elif weights is False:
+            weights = None
+    elif indices is None:
+        raise TypeError("indices is required: call Graph.from_csr(offsets, indices), or pass a "
+                        "SciPy sparse matrix as the only argument")
+    if weights is False:
+        weights = None
+    off = _int_array(offsets, "offsets")
+    ind = _int_array(indices, "indices")
+    if off.shape[0] < 2:
+        raise ValueError(f"offsets must have n+1 >= 2 entries (a graph needs a vertex), got "
+                         f"{off.shape[0]}")
+    n = int(off.shape[0]) - 1
+    m = int(ind.shape[0])
+    if int(off[0]) != 0:
+        raise ValueError(f"offsets[0] must be 0, got {int(off[0])}")
+    drops = xp.nonzero(off[1:] < off[:-1])[0]
+    if drops.shape[0]:
+        i = int(drops[0])
+        raise ValueError(f"offsets must be non-decreasing, but offsets[{i + 1}] = "
+                         f"{int(off[i + 1])} < offsets[{i}] = {int(off[i])}")
+    if int(off[-1]) != m:
+        raise ValueError(f"offsets[-1] = {int(off[-1])} must equal len(indices) = {m}")
+    if m:
+        bad = xp.nonzero((ind < 0) | (ind >= n))[0]
+        if bad.shape[0]:
+            i = int(bad[0])
+            raise ValueError(f"indices must lie in [0, n) = [0, {n}), but indices[{i}] = "
+                             f"{int(ind[i])} ({int(bad.shape[0])} out of range)")
+    w, names = (None, []) if weights is None else _weight_arrays(weights, m)
+    return off, ind, w, names
+
+
+def read_cugraph(G):
+    """Edges and vertices of a single-GPU cugraph.Graph in original ids, on the device.
+
+    Returns (src int64, dst int64, weights (m, 1) float32 | None, names, directed, vertices).
+    """
+    try:
+        import cugraph
+    except Exception as e:
+        raise ImportError(f"Graph.from_cugraph needs cuGraph, which did not import ({e})") from e
+    if not isinstance(G, cugraph.Graph):
+        raise TypeError(f"G must be a cugraph.Graph, got {type(G).__module__}."
+                        f"{type(G).__name__}; for edge frames use Graph.from_edgelist")
+    if getattr(G, "is_multi_gpu", lambda: False)():
+        raise ValueError("G is a multi-GPU (dask) cuGraph graph; build a single-GPU "
+                         "cugraph.Graph, or read its edge list with Graph.from_edgelist")
+    if G.is_renumbered():
+        raise TypeError("G has non-integer or multi-column vertex ids (cuGraph renumbered them "
+                        "in Python); onyx_rapids needs integer vertex ids")
+    if not hasattr(G, "decompress_to_edgelist"):
+        raise ImportError("this cuGraph version lacks Graph.decompress_to_edgelist; upgrade "
+                          "cuGraph, or pass G.view_edge_list() to Graph.from_edgelist")
+    directed = bool(G.is_directed())
+    weighted = bool(G.is_weighted())
+    # Stored edges (symmetric for undirected graphs) in original ids; the number map is applied
+    # on the device by cuGraph.
+    edges = G.decompress_to_edgelist(return_unrenumbered_edgelist=True)
+    src, dst, weights, _ = read_edgelist(
+        edges, "src", "dst", "weight" if weighted and "weight" in edges.columns else None
+    )
+    names = []
+    if weights is not None:
+        names = [str(getattr(G, "weight_column", None) or "weight")]
+    vertices = None
+    if hasattr(G, "extract_vertex_list"):
+        vertices = read_vertex_ids(G.extract_vertex_list(return_unrenumbered_vertices=True),
+                                   "G.extract_vertex_list()")
+    return src, dst, weights, names, directed, vertices
+
+
+# ---------------------------------------------------------------------- properties
+
+
+def read_property_array(values, rows: int, what: str, name: str = "values"):
+    """An array-like of ``rows`` rows (1-D is rows x 1) as a rows x k float32 C-contiguous array.
+
+    ``what`` ('vertices' or 'edges') and ``name`` (the argument) appear in error messages.
+    """
+    a = _as_array(values, name)
+    if a.dtype.kind not in "iufb":
+        raise TypeError(f"{name} must be numeric, got dtype {a.dtype}")
+    if a.ndim == 1:
+        a = a.reshape(-1, 1)
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be 1-D ({what}) or 2-D ({what} x features), got shape "
+                         f"{tuple(a.shape)}")
+    if a.shape[0] != rows:
+        raise ValueError(f"{name} has {a.shape[0]} rows but the graph has {rows} {what}; give "
+                         f"one row per {what[:-1]}, in the graph's internal order")
+    if a.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature columns; give at least one")
+    return xp.ascontiguousarray(_finite_float32(a.astype(np.float64) if a.dtype.kind == "b"
+                                                else a, name))
+
+
+def _value_columns(df, kind: str, columns, exclude, name: str, where: str) -> list:
+    names = _column_names(df, kind)
+    if columns is None:
+        chosen = [c for c in names if c not in exclude]
+    else:
+        chosen = list(columns) if isinstance(columns, (list, tuple)) else [columns]
+        for col in chosen:
+            _check_name(col, "columns")
+            _require_column(names, col, "columns", where)
+    if not chosen:
+        raise ValueError(f"{name}: {where} has no value columns"
+                         + (f" besides {', '.join(map(repr, exclude))}" if exclude else "")
+                         + "; add at least one feature column")
+    return chosen
+
+
+def read_table_matrix(df, rows: int, what: str, name: str = "values", columns=None):
+    """A frame of ``rows`` rows (no key column) as a rows x k float32 matrix, columns in order."""
+    kind = _require_frame(df, name)
+    where = f"the {name} frame"
+    chosen = _value_columns(df, kind, columns, (), name, where)
+    if _num_rows(df, kind) != rows:
+        raise ValueError(f"{name} has {_num_rows(df, kind)} rows but the graph has {rows} {what}")
+    cols = [_numeric_column(df, kind, c, "columns", where) for c in chosen]
+    return xp.ascontiguousarray(xp.stack(cols, axis=1))
+
+
+def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str = "vertex",
+                      complete: bool = True, dtype=np.float32):
+    """Per-vertex values from a frame keyed by the ``vertex`` column (original ids).
+
+    With ``complete=True`` every vertex must appear exactly once and the result is an n x k
+    C-contiguous array in internal order. With ``complete=False`` a subset may appear (each at
+    most once) and the result is ``(internal_ids, values)`` with values k columns wide.
+    The value columns are all but ``vertex`` (in order), or ``columns``. ``dtype`` is float32 by
+    default; an integer dtype reads integer columns (labels, say) exactly.
+    """
+    kind = _require_frame(df, name)
+    where = f"the {name} frame"
+    names = _column_names(df, kind)
+    _require_column(names, vertex, "vertex", where)
+    chosen = _value_columns(df, kind, columns, (vertex,), name, where)
+    if _num_rows(df, kind) == 0:
+        raise ValueError(f"{name}: {where} is empty")
+    ids = _id_column(df, kind, vertex, "vertex", where)
+    pos = xp.searchsorted(g.vertices, ids)
+    known = g.vertices[xp.minimum(pos, g.n - 1)] == ids
+    if not bool(known.all()):
+        unknown = np.unique(device.to_host(ids[~known]))
+        raise ValueError(f"{name}: {unknown.size} id(s) in column {vertex!r} are not vertices of "
+                         f"the graph: {_listing(unknown.tolist())}; drop those rows")
+    sorted_pos = xp.sort(pos)
+    dup = sorted_pos[1:][sorted_pos[1:] == sorted_pos[:-1]]
+    if dup.shape[0]:
+        dupes = np.unique(device.to_host(g.vertices[dup]))
+        raise ValueError(f"{name}: vertices appear more than once in column {vertex!r}: "
+                         f"{_listing(dupes.tolist())}; keep one row per vertex")
+    if complete and pos.shape[0] != g.n:
+        seen = xp.zeros(g.n, dtype=bool)
+        seen[pos] = True
+        missing = device.to_host(g.vertices[~seen])
+        raise ValueError(f"{name}: {missing.size} vertices have no row in {where}: "
+                         f"{_listing(missing.tolist())}; give every vertex exactly one row")
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        cols = [_numeric_column(df, kind, c, "columns", where) for c in chosen]
+    else:
+        cols = []
+        for c in chosen:
+            col = _Column(df, kind, c)
+            if col.kind not in "iu":
+                raise TypeError(f"columns={c!r}: expected integers in {where}, got dtype "
+                                f"{col.dtype}")
+            if col.nulls:
+                raise ValueError(f"columns={c!r}: {col.nulls} null value(s) in {where} (first "
+                                 f"at row {col.first_null()}); drop or fill them")
+            cols.append(col.array())
+    values = xp.stack(cols, axis=1).astype(dtype, copy=False)
+    if not complete:
+        return pos.astype(g.index_dtype), xp.ascontiguousarray(values)
+    out = xp.empty((g.n, len(chosen)), dtype=dtype)
+    out[pos] = values
+    return out
+
+
+# ---------------------------------------------------------------------- results out
+
+
+def _frame(columns: dict):
+    cudf = _cudf()
+    if cudf is not None:
+        return cudf.DataFrame({k: xp.ascontiguousarray(v) for k, v in columns.items()})
+    import pandas as pd
+
+    return pd.DataFrame({k: device.to_host(v) for k, v in columns.items()})
+
+
+def _result_columns(columns: dict, rows: int, what: str, reserved: tuple) -> dict:
+    if not isinstance(columns, dict):
+        raise TypeError(f"columns must be a dict {{name: array}}, got {type(columns).__name__}")
+    out = {}
+    for key, values in columns.items():
+        if not isinstance(key, str):
+            raise TypeError(f"columns: names must be strings, got {key!r}")
+        a = _as_array(values, f"columns[{key!r}]")
+        if a.ndim == 0 or a.shape[0] != rows:
+            raise ValueError(f"columns[{key!r}] has shape {tuple(a.shape)}; it needs {rows} rows "
+                             f"(one per {what[:-1]})")
+        if key.endswith("*"):
+            prefix = key[:-1]
+            if not prefix:
+                raise ValueError("columns: '*' needs a prefix, e.g. {'lp_*': array}")
+            if a.ndim > 2:
+                raise ValueError(f"columns[{key!r}] must be 1-D or 2-D, got shape "
+                                 f"{tuple(a.shape)}")
+            a = a.reshape(rows, -1)
+            names = [f"{prefix}{j}" for j in range(a.shape[1])]
+            parts = [a[:, j] for j in range(a.shape[1])]
+        else:
+            if a.ndim != 1:
+                raise ValueError(f"columns[{key!r}] has shape {tuple(a.shape)}; name a 2-D "
+                                 f"array with a trailing '*' ({key + '_*'!r} gives "
+                                 f"{key}_0, {key}_1, ...)")
+            names, parts = [key], [a]
+        for col, part in zip(names, parts):
+            if col in out or col in reserved:
+                raise ValueError(f"columns: the column name {col!r} occurs twice; rename one")
+            out[col] = part
+    return out
+
+
+def to_frame(g, columns: dict):
+    """A result frame: ``vertex`` (original ids, internal order) then the given columns.
+
+    ``columns`` maps names to 1-D arrays of n rows; a name ending in ``*`` takes an n x k array
+    and expands it as ``name0 .. name{k-1}`` without the star (``{"lp_*": a}`` gives ``lp_0``,
+    ``lp_1``, ...). A cuDF DataFrame on a GPU with cuDF installed, pandas otherwise.
+
+    >>> import numpy as np, pandas as pd
+    >>> from onyx_rapids.graph import Graph
+    >>> g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]}))
+    >>> list(to_frame(g, {"rank": np.zeros(3), "h_*": np.ones((3, 2))}).columns)
+    ['vertex', 'rank', 'h_0', 'h_1']
+    """
+    out = {"vertex": g.vertices}
+    out.update(_result_columns(columns, g.n, "vertices", ("vertex",)))
+    return _frame(out)
+
+
+def to_edge_frame(g, columns: dict | None = None, source: str = "src",
+                  destination: str = "dst"):
+    """The edges in CSR order: ``source`` and ``destination`` (original ids), the weight columns
+    by their names, then ``columns`` (m rows each, ``*`` expands as in :func:`to_frame`)."""
+    out = {
+        source: g.vertices[g.edge_sources],
+        destination: g.vertices[g.out_indices],
+    }
+    reserved = (source, destination)
+    if g.edge_weights is not None:
+        for j, wname in enumerate(g.weight_names):
+            out[wname] = g.edge_weights[:, j]
+        reserved = reserved + tuple(g.weight_names)
+    out.update(_result_columns(columns or {}, g.m, "edges", reserved))
+    return _frame(out)

@@ -1,0 +1,517 @@
+"""Generation of the folded map kernels (ONYX Chapter 6) from named templates.
+
+One generated kernel runs an ordered list of steps on every vertex of the graph:
+
+* ``edge`` steps: a per-feature edge function ``fn(f, u, v, e, ...)`` whose values are reduced
+  (sum, min or max) into ``into[v, f]``;
+* ``vertex`` steps: a per-feature vertex function ``fn(f, v, ...) -> bool``;
+* ``normalize`` steps: the collaborative L1 normalization of a property row, per segment.
+
+Two shapes are legal (checked in :mod:`onyx_rapids.operators`):
+
+* **pull**: edge steps first, then vertex steps. One feature group per destination ``v`` walks
+  the in-edges (CSC) and reduces in registers, atomic-free, then runs the vertex steps on ``v``
+  at once, since ``v``'s aggregate is complete.
+* **push**: vertex steps first, then edge steps. The vertex steps decide (progress rule) which
+  sources push; their out-edges are spread over the warp with ONYX's two-phase load balancing:
+  a warp scan of the selected degrees, one binary search per edge (per-edge phase), then the
+  edge and its features handed to the lanes through shuffles (per-feature phase).  Reductions
+  use atomics.
+
+Three thread mappings share each shape:
+
+* ``warp``: feature-aware, group width ``T = next_pow2(k) <= 32``, ``32 / T`` properties per warp,
+  collaborative operations through warp intrinsics;
+* ``block``: feature-aware, ``T > 32``: a group spans ``T / 32`` warps, collaborative operations
+  through shared memory;
+* ``nfa``: not feature-aware: one thread per vertex looping over the ``k`` features.
+
+The source is built as text, ``exec``'d into a namespace holding only the user functions, the
+collaborative device functions and constants, and compiled with ``numba.cuda.jit``.  Set
+``ONYX_RAPIDS_DUMP_KERNELS=DIR`` to write every generated source to ``DIR``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+from numba import cuda, int32, uint32
+
+from . import collective
+
+FIXED_PARAMS = ("n", "offsets", "indices", "edge_ids", "active_in", "active_out")
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """One step of a generated kernel, with everything that changes its code."""
+
+    kind: str  # "edge" | "vertex" | "normalize"
+    params: tuple = ()  # argument names passed to the user function after (f, v) / (f, u, v, e)
+    into: str = ""  # edge: the reduced output; normalize: the destination
+    source: str = ""  # normalize: the array normalized
+    reduce: str = "sum"  # edge: "sum" | "min" | "max"
+    segment: int = 0  # normalize: features per segment
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    steps: tuple  # of StepSpec
+    direction: str  # "pull" | "push"
+    mapping: str  # "warp" | "block" | "nfa"
+    k: int
+    group: int  # T, threads per property (1 for nfa)
+    block_size: int
+    all_active: bool
+    has_active_out: bool
+    arg_names: tuple
+    aliases: tuple  # (name, kernel parameter) pairs: names bound to an array passed once
+    dtypes: tuple  # (name, numpy dtype str) of the edge outputs and normalized arrays
+
+
+class _Writer:
+    def __init__(self):
+        self.lines = []
+        self.depth = 0
+
+    def __call__(self, line: str = ""):
+        self.lines.append("    " * self.depth + line if line else "")
+
+    def indent(self):
+        self.depth += 1
+
+    def dedent(self):
+        self.depth -= 1
+
+    def text(self):
+        return "\n".join(self.lines) + "\n"
+
+
+def _identity(reduce: str, dtype: np.dtype):
+    if reduce == "sum":
+        return dtype.type(0)
+    if np.issubdtype(dtype, np.floating):
+        return dtype.type(np.inf if reduce == "min" else -np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.max if reduce == "min" else info.min)
+
+
+def _call(step_index: int, step: StepSpec, head: str) -> str:
+    args = ", ".join((head,) + step.params)
+    return f"fn{step_index}({args})"
+
+
+class _Generator:
+    def __init__(self, spec: KernelSpec):
+        self.spec = spec
+        self.w = _Writer()
+        self.ns = {
+            "cuda": cuda,
+            "uint32": uint32,
+            "int32": int32,
+            "FULL": uint32(0xFFFFFFFF),
+            "is_active": collective.is_active,
+            "mark_active": collective.mark_active,
+            "group_any": collective.group_any,
+            "lane_group_mask": collective.lane_group_mask,
+            "group_segment_sum": collective.group_segment_sum,
+            "warp_inclusive_scan": collective.warp_inclusive_scan,
+            "warp_upper_lane": collective.warp_upper_lane,
+            "block_group_any": collective.block_group_any,
+            "block_segment_sum": collective.block_segment_sum,
+        }
+        self.dtypes = dict(spec.dtypes)
+        self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
+        self.vertex_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind != "edge"]
+        for i, s in self.edge_steps:
+            self.ns[f"ident{i}"] = _identity(s.reduce, np.dtype(self.dtypes[s.into]))
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def active(self, var: str) -> str:
+        return "True" if self.spec.all_active else f"is_active(active_in, {var}) == 1"
+
+    def first_go(self, var: str) -> str:
+        """Progress flag on entry: pull edge steps gate on their sources, vertex steps on v."""
+        return "True" if self.edge_steps else self.active(var)
+
+    def header(self):
+        params = ", ".join(FIXED_PARAMS + self.spec.arg_names)
+        self.w(f"def kernel({params}):")
+        self.w.indent()
+        for name, twin in self.spec.aliases:
+            self.w(f"{name} = {twin}")
+
+    # -- vertex and normalize steps ------------------------------------------------------
+
+    def vertex_steps_code(self, valid: str):
+        """Emit the vertex/normalize steps; ``go`` holds the progress flag of the vertex."""
+        spec, w = self.spec, self.w
+        for i, s in self.vertex_steps:
+            if s.kind == "vertex":
+                if spec.mapping == "nfa":
+                    w("r = False")
+                    w("if go:")
+                    w.indent()
+                    w(f"for f in range({spec.k}):")
+                    w.indent()
+                    w(f"if {_call(i, s, 'f, v')}:")
+                    w("    r = True")
+                    w.dedent()
+                    w.dedent()
+                    w("go = r")
+                else:
+                    w("r = False")
+                    w(f"if go and f < {spec.k}:")
+                    w(f"    r = {_call(i, s, 'f, v')}")
+                    if spec.mapping == "warp":
+                        w("go = group_any(r, gmask)")
+                        w("cuda.syncwarp(gmask)")
+                    else:
+                        w("go = block_group_any(r, g, f, flags)")
+            else:  # normalize
+                src, dst, seg = s.source, s.into, s.segment
+                zero = f"zero_{src}"
+                self.ns[zero] = np.dtype(self.dtypes[src]).type(0)
+                if spec.mapping == "nfa":
+                    w("if go:")
+                    w.indent()
+                    w(f"for s0 in range(0, {spec.k}, {seg}):")
+                    w.indent()
+                    w(f"total = {zero}")
+                    w(f"for f in range(s0, s0 + {seg}):")
+                    w(f"    total += {src}[v, f]")
+                    w(f"for f in range(s0, s0 + {seg}):")
+                    w(f"    x = {src}[v, f]")
+                    w(f"    {dst}[v, f] = x / total if total != 0 else x")
+                    w.dedent()
+                    w.dedent()
+                else:
+                    w(f"x = {zero}")
+                    w(f"if {valid} and f < {spec.k}:")
+                    w(f"    x = {src}[v, f]")
+                    if spec.mapping == "warp":
+                        w(f"total = group_segment_sum(x, f, {seg}, {spec.group}, gmask)")
+                    else:
+                        w(f"total = block_segment_sum(x, f, {seg}, {spec.k}, gstart, scratch)")
+                    w(f"if go and f < {spec.k}:")
+                    w(f"    {dst}[v, f] = x / total if total != 0 else x")
+                    if spec.mapping == "warp":
+                        w("cuda.syncwarp(gmask)")
+                    else:
+                        w("cuda.syncthreads()")
+
+    # -- pull: edge steps reduced in registers -------------------------------------------
+
+    def pull_edges_code(self, valid: str):
+        spec, w = self.spec, self.w
+        if not self.edge_steps:
+            return
+        nfa = spec.mapping == "nfa"
+        w("ret = False")
+        for i, s in self.edge_steps:
+            if nfa:
+                w(f"acc{i} = cuda.local.array({spec.k}, dtype_{s.into})")
+                self.ns[f"dtype_{s.into}"] = np.dtype(self.dtypes[s.into])
+                w(f"for f in range({spec.k}):")
+                w(f"    acc{i}[f] = ident{i}")
+            else:
+                w(f"acc{i} = ident{i}")
+        w(f"if {valid}:" if nfa else f"if {valid} and f < {spec.k}:")
+        w.indent()
+        w("for p in range(offsets[v], offsets[v + 1]):")
+        w.indent()
+        w("u = indices[p]")
+        w(f"if {self.active('u')}:")
+        w.indent()
+        w("e = edge_ids[p]")
+        if nfa:
+            w(f"for f in range({spec.k}):")
+            w.indent()
+        for i, s in self.edge_steps:
+            a = f"acc{i}[f]" if nfa else f"acc{i}"
+            w(f"val = {_call(i, s, 'f, u, v, e')}")
+            if s.reduce == "sum":
+                w(f"{a} += val")
+            else:
+                cmp = "<" if s.reduce == "min" else ">"
+                w(f"if val {cmp} {a}:")
+                w(f"    {a} = val")
+        if nfa:
+            w.dedent()
+        w("ret = True")
+        w.dedent()
+        w.dedent()
+        # store: one writer per (v, f), no atomics
+        any_minmax = any(s.reduce != "sum" for _, s in self.edge_steps)
+        if any_minmax:
+            w("improved = False")
+        if nfa:
+            w(f"for f in range({spec.k}):")
+            w.indent()
+        for i, s in self.edge_steps:
+            a = f"acc{i}[f]" if nfa else f"acc{i}"
+            if s.reduce == "sum":
+                w("if ret:")
+                w(f"    {s.into}[v, f] += {a}")
+            else:
+                cmp = "<" if s.reduce == "min" else ">"
+                w(f"if {a} {cmp} {s.into}[v, f]:")
+                w(f"    {s.into}[v, f] = {a}")
+                w("    improved = True")
+        if nfa:
+            w.dedent()
+        if any_minmax:
+            w("ret = improved")
+        w.dedent()
+        if not self.vertex_steps:  # the edge group is last: it decides activation
+            if spec.mapping == "warp":
+                w("go = group_any(ret, gmask)")
+            elif spec.mapping == "block":
+                w("go = block_group_any(ret, g, f, flags)")
+            else:
+                w("go = ret")
+
+    # -- push: atomics into the destinations ---------------------------------------------
+
+    def push_edge_body(self, u: str, v: str, e: str):
+        """Edge steps on one edge for the current ``f``; sets ``ret`` (progress rule)."""
+        w = self.w
+        w("ret = True")
+        for i, s in self.edge_steps:
+            w("if ret:")
+            w.indent()
+            w(f"val = {_call(i, s, f'f, {u}, {v}, {e}')}")
+            if s.reduce == "sum":
+                w(f"cuda.atomic.add({s.into}, ({v}, f), val)")
+            else:
+                w(f"old = cuda.atomic.{s.reduce}({s.into}, ({v}, f), val)")
+                cmp = "<" if s.reduce == "min" else ">"
+                w(f"ret = val {cmp} old")
+            w.dedent()
+
+    def activation_code(self, var: str = "v"):
+        if self.spec.has_active_out:
+            lead = "True" if self.spec.mapping == "nfa" else "f == 0"
+            self.w(f"if go and {lead}:")
+            self.w(f"    mark_active(active_out, {var})")
+
+    # -- kernels -------------------------------------------------------------------------
+
+    def pull_kernel(self):
+        spec, w = self.spec, self.w
+        self.header()
+        if spec.mapping == "nfa":
+            w("v = cuda.grid(1)")
+            w("stride = cuda.gridDim.x * cuda.blockDim.x")
+            w("while v < n:")
+            w.indent()
+            w(f"go = {self.first_go('v')}")
+            self.pull_edges_code("True")
+            self.vertex_steps_code("True")
+            self.activation_code()
+            w("v += stride")
+        elif spec.mapping == "warp":
+            T = spec.group
+            w("lane = cuda.laneid")
+            w(f"f = lane & {T - 1}")
+            w(f"gmask = lane_group_mask(lane, {T})")
+            w(f"stride = (cuda.gridDim.x * cuda.blockDim.x) // {T}")
+            w(f"v = cuda.grid(1) // {T}")
+            w("while v < n:")
+            w.indent()
+            w(f"go = {self.first_go('v')}")
+            self.pull_edges_code("True")
+            self.vertex_steps_code("True")
+            self.activation_code()
+            w("v += stride")
+        else:
+            self.block_prologue()
+            w("while vb < n:")
+            w.indent()
+            w("v = vb + g")
+            w("valid = v < n")
+            w("go = False")
+            w("if valid:")
+            w(f"    go = {self.first_go('v')}")
+            self.pull_edges_code("valid")
+            self.vertex_steps_code("valid")
+            self.activation_code()
+            w(f"vb += cuda.gridDim.x * {spec.block_size // spec.group}")
+        return w.text()
+
+    def block_prologue(self):
+        spec, w = self.spec, self.w
+        T, gpb = spec.group, spec.block_size // spec.group
+        w(f"flags = cuda.shared.array({gpb}, int32)")
+        if any(s.kind == "normalize" for s in spec.steps):
+            # one scratch per normalized dtype would be needed for mixed types; properties
+            # are float32 throughout, so one float32 buffer serves every normalize step
+            w(f"scratch = cuda.shared.array({spec.block_size}, float32)")
+            self.ns["float32"] = np.float32
+        w(f"g = cuda.threadIdx.x // {T}")
+        w(f"f = cuda.threadIdx.x - g * {T}")
+        w(f"gstart = g * {T}")
+        w(f"vb = cuda.blockIdx.x * {gpb}")
+
+    def push_kernel(self):
+        spec, w = self.spec, self.w
+        self.header()
+        if spec.mapping == "nfa":
+            w("v = cuda.grid(1)")
+            w("stride = cuda.gridDim.x * cuda.blockDim.x")
+            w("while v < n:")
+            w.indent()
+            w(f"go = {self.active('v')}")
+            self.vertex_steps_code("True")
+            w("if go:")
+            w.indent()
+            w("for e in range(offsets[v], offsets[v + 1]):")
+            w.indent()
+            w("dst = indices[e]")
+            w("hit = False")
+            w(f"for f in range({spec.k}):")
+            w.indent()
+            self.push_edge_body("v", "dst", "e")
+            w("if ret:")
+            w("    hit = True")
+            w.dedent()
+            if spec.has_active_out:
+                w("if hit:")
+                w("    mark_active(active_out, dst)")
+            w.dedent()
+            w.dedent()
+            w("v += stride")
+        elif spec.mapping == "block":
+            self.block_prologue()
+            w("while vb < n:")
+            w.indent()
+            w("v = vb + g")
+            w("valid = v < n")
+            w("go = False")
+            w("if valid:")
+            w(f"    go = {self.active('v')}")
+            self.vertex_steps_code("valid")
+            w("if go:")
+            w.indent()
+            w("for e in range(offsets[v], offsets[v + 1]):")
+            w.indent()
+            w("dst = indices[e]")
+            w("ret = False")
+            w(f"if f < {spec.k}:")
+            w.indent()
+            self.push_edge_body("v", "dst", "e")
+            w.dedent()
+            if spec.has_active_out:
+                w("hits = cuda.ballot_sync(FULL, ret)")
+                w("if cuda.laneid == 0 and hits != 0:")
+                w("    mark_active(active_out, dst)")
+            w.dedent()
+            w.dedent()
+            w(f"vb += cuda.gridDim.x * {spec.block_size // spec.group}")
+        else:
+            self.push_warp_kernel()
+        return w.text()
+
+    def push_warp_kernel(self):
+        spec, w = self.spec, self.w
+        T = spec.group
+        G = 32 // T
+        w("lane = cuda.laneid")
+        w(f"f = lane & {T - 1}")
+        w(f"gi = lane // {T}")
+        w(f"gmask = lane_group_mask(lane, {T})")
+        w("nwarps = (cuda.gridDim.x * cuda.blockDim.x) // 32")
+        w("chunk = (cuda.grid(1) // 32) * 32")
+        w("while chunk < n:")
+        w.indent()
+        if spec.all_active:
+            w("word = FULL")
+        else:
+            w("word = uint32(active_in[chunk >> 5])")
+        if self.vertex_steps:
+            # vertex phase: the groups of the warp run the vertex steps on the warp's 32
+            # vertices; `selected` collects the ones whose last vertex step returned True
+            w("selected = uint32(0)")
+            w(f"for it in range({T}):")
+            w.indent()
+            w(f"j = gi + it * {G}")
+            w("v = chunk + j")
+            w("go = v < n and ((word >> j) & 1) == 1")
+            self.vertex_steps_code("v < n")
+            w("lead = cuda.ballot_sync(FULL, go and f == 0)")
+            w(f"for g2 in range({G}):")
+            w(f"    if (lead >> ({T} * g2)) & 1:")
+            w(f"        selected |= uint32(1) << uint32(g2 + it * {G})")
+            w.dedent()
+        else:
+            w("selected = word")
+        # per-edge phase: scan of the selected degrees, one binary search per edge
+        w("mine = chunk + lane")
+        w("deg = 0")
+        w("if mine < n and ((selected >> lane) & 1) == 1:")
+        w("    deg = offsets[mine + 1] - offsets[mine]")
+        w("incl = warp_inclusive_scan(deg)")
+        w("excl = incl - deg")
+        w("total = cuda.shfl_sync(FULL, incl, 31)")
+        w("base = 0")
+        w("while base < total:")
+        w.indent()
+        w("slot = base + lane")
+        w("src_lane = warp_upper_lane(excl, slot)")
+        w("first = cuda.shfl_sync(FULL, excl, src_lane)")
+        w("u = chunk + src_lane")
+        w("e = -1")
+        w("dst = 0")
+        w("if slot < total:")
+        w("    e = offsets[u] + (slot - first)")
+        w("    dst = indices[e]")
+        # per-feature phase: each group takes edges j, j+G, ... with their features
+        w(f"for it in range({T}):")
+        w.indent()
+        w(f"j = gi + it * {G}")
+        w("ej = cuda.shfl_sync(FULL, e, j)")
+        w("uj = cuda.shfl_sync(FULL, u, j)")
+        w("vj = cuda.shfl_sync(FULL, dst, j)")
+        w("hit = False")
+        w(f"if ej >= 0 and f < {spec.k}:")
+        w.indent()
+        self.push_edge_body("uj", "vj", "ej")
+        w("hit = ret")
+        w.dedent()
+        if spec.has_active_out:
+            w("hits = cuda.ballot_sync(FULL, hit)")
+            w("if f == 0 and (hits & gmask) != 0:")
+            w("    mark_active(active_out, vj)")
+        w.dedent()
+        w("base += 32")
+        w.dedent()
+        w("chunk += nwarps * 32")
+
+
+def generate(spec: KernelSpec, functions) -> tuple[str, dict]:
+    """Kernel source and the namespace to ``exec`` it in."""
+    gen = _Generator(spec)
+    for i, fn in enumerate(functions):
+        if fn is not None:
+            gen.ns[f"fn{i}"] = fn
+    source = gen.pull_kernel() if spec.direction == "pull" else gen.push_kernel()
+    return source, gen.ns
+
+
+def build(spec: KernelSpec, functions):
+    """Compile the kernel for ``spec`` (lazily: numba specializes on the first launch)."""
+    source, ns = generate(spec, functions)
+    dump = os.environ.get("ONYX_RAPIDS_DUMP_KERNELS")
+    if dump:
+        os.makedirs(dump, exist_ok=True)
+        name = f"kernel_{abs(hash(spec)) & 0xFFFFFFFF:08x}.py"
+        with open(os.path.join(dump, name), "w") as fh:
+            fh.write(f"# {spec}\n{source}")
+    code = compile(source, "<onyx_rapids generated kernel>", "exec")
+    exec(code, ns)
+    kernel = ns["kernel"]
+    kernel.__onyx_source__ = source
+    return cuda.jit(kernel), source

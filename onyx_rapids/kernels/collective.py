@@ -1,0 +1,166 @@
+"""Feature-aware collaborative operations (ONYX Section 5.3) as Numba device functions.
+
+A *feature group* is the set of ``T`` consecutive threads (``T`` a power of two) that together
+hold the ``k <= T`` features of one vertex or edge property: thread ``f`` of the group works on
+feature ``f``.  For ``T <= 32`` a group lives inside one warp and the operations below use warp
+intrinsics only; ``gmask`` is the group's lanes (``((1 << T) - 1) << group_base``).  Groups wider
+than a warp use the ``block_*`` variants, which exchange through shared memory and need every
+thread of the block to call them (they contain ``syncthreads``).
+
+These run unchanged under the CUDA simulator thanks to :mod:`.warp_emulation`.
+"""
+
+from __future__ import annotations
+
+from numba import cuda, uint32
+
+FULL_MASK = 0xFFFFFFFF
+
+
+def group_mask(T: int, lane: int) -> int:
+    """Host-side reference for the lanes of the group that holds ``lane`` (tests use it)."""
+    if T >= 32:
+        return FULL_MASK
+    base = lane - lane % T
+    return ((1 << T) - 1) << base
+
+
+@cuda.jit(device=True)
+def lane_group_mask(lane, T):
+    """The lanes of the size-``T`` group holding ``lane`` (device side)."""
+    if T >= 32:
+        return uint32(FULL_MASK)
+    return uint32(((1 << T) - 1) << (lane - (lane & (T - 1))))
+
+
+@cuda.jit(device=True)
+def is_active(bits, v):
+    """Bit ``v`` of a uint32 bit-vector."""
+    return (bits[v >> 5] >> (v & 31)) & 1
+
+
+@cuda.jit(device=True)
+def mark_active(bits, v):
+    """Set bit ``v`` of a uint32 bit-vector (atomic: many edges may hit the same word)."""
+    cuda.atomic.or_(bits, v >> 5, uint32(1) << uint32(v & 31))
+
+
+@cuda.jit(device=True)
+def group_any(pred, gmask):
+    """``any_feature_updated``: True on every lane of the group if any lane's ``pred`` is."""
+    return (cuda.ballot_sync(gmask, pred) & gmask) != 0
+
+
+@cuda.jit(device=True)
+def group_segment_sum(x, f, segment, T, gmask):
+    """Sum of ``x`` over the lanes of the same segment (features ``[s*segment, (s+1)*segment)``).
+
+    A segmented inclusive scan with ``shfl_up_sync`` (log2 T steps), then a broadcast of the
+    segment's last lane, so ``segment`` need not be a power of two.  Lanes with ``f`` past the
+    last full segment form a partial segment of their own; callers ignore their result.
+    """
+    pos = f % segment
+    d = 1
+    while d < T:
+        y = cuda.shfl_up_sync(gmask, x, d)
+        if pos >= d:
+            x += y
+        d *= 2
+    last = f - pos + segment - 1
+    if last > T - 1:
+        last = T - 1
+    base = cuda.laneid - f
+    return cuda.shfl_sync(gmask, x, base + last)
+
+
+@cuda.jit(device=True)
+def group_segment_max(x, f, segment, T, gmask):
+    """Maximum of ``x`` over the lanes of the same segment (see :func:`group_segment_sum`)."""
+    pos = f % segment
+    d = 1
+    while d < T:
+        y = cuda.shfl_up_sync(gmask, x, d)
+        if pos >= d and y > x:
+            x = y
+        d *= 2
+    last = f - pos + segment - 1
+    if last > T - 1:
+        last = T - 1
+    base = cuda.laneid - f
+    return cuda.shfl_sync(gmask, x, base + last)
+
+
+@cuda.jit(device=True)
+def warp_inclusive_scan(x):
+    """Inclusive prefix sum over the 32 lanes of a full warp."""
+    lane = cuda.laneid
+    d = 1
+    while d < 32:
+        y = cuda.shfl_up_sync(FULL_MASK, x, d)
+        if lane >= d:
+            x += y
+        d *= 2
+    return x
+
+
+@cuda.jit(device=True)
+def warp_upper_lane(excl, slot):
+    """Largest lane ``L`` whose exclusive prefix ``excl`` (non-decreasing) is ``<= slot``.
+
+    The binary search of ONYX's per-edge phase, done over the warp's registers with shuffles
+    instead of a shared-memory array: five ``shfl_sync`` steps.
+    """
+    lo = 0
+    step = 16
+    while step > 0:
+        cand = lo + step
+        if cuda.shfl_sync(FULL_MASK, excl, cand) <= slot:
+            lo = cand
+        step >>= 1
+    return lo
+
+
+@cuda.jit(device=True)
+def block_group_any(pred, g, f, flags):
+    """``group_any`` for groups wider than a warp; ``flags`` is a shared int32 array."""
+    if f == 0:
+        flags[g] = 0
+    cuda.syncthreads()
+    if pred:
+        flags[g] = 1
+    cuda.syncthreads()
+    result = flags[g] != 0
+    cuda.syncthreads()
+    return result
+
+
+@cuda.jit(device=True)
+def block_segment_sum(x, f, segment, k, group_start, scratch):
+    """Segment sum for groups wider than a warp, through the shared ``scratch`` array."""
+    tid = cuda.threadIdx.x
+    scratch[tid] = x
+    cuda.syncthreads()
+    total = scratch[tid] * 0
+    if f < k:
+        start = group_start + f - f % segment
+        for i in range(segment):
+            total += scratch[start + i]
+    cuda.syncthreads()
+    return total
+
+
+@cuda.jit(device=True)
+def block_segment_max(x, f, segment, k, group_start, scratch):
+    """Segment maximum for groups wider than a warp, through the shared ``scratch`` array."""
+    tid = cuda.threadIdx.x
+    scratch[tid] = x
+    cuda.syncthreads()
+    best = x
+    if f < k:
+        start = group_start + f - f % segment
+        best = scratch[start]
+        for i in range(1, segment):
+            if scratch[start + i] > best:
+                best = scratch[start + i]
+    cuda.syncthreads()
+    return best

@@ -1,0 +1,436 @@
+"""The programming model users see: ``vertexmap``, ``edgemap`` and ``foldmap`` (ONYX Figure 4.1).
+
+User functions are Numba CUDA device functions working on **one feature** ``f`` of a property
+(``f`` first, as in ONYX).  Their remaining parameters are looked up **by name** in the ``args``
+mapping given to the operator (arrays and scalars)::
+
+    from numba import cuda
+    from onyx_rapids import operators as ops
+
+    @cuda.jit(device=True)
+    def contribution(f, u, v, e, rank, inv_out_degree):   # edge function: a value
+        return rank[u, f] * inv_out_degree[u, 0]
+
+    @cuda.jit(device=True)
+    def update(f, v, acc, rank_next, alpha, base):      # vertex function: changed?
+        rank_next[v, f] = base + alpha * acc[v, f]
+        acc[v, f] = 0.0
+        return True
+
+    args = dict(rank=rank, inv_out_degree=inv, acc=acc, rank_next=nxt, alpha=0.85, base=0.15 / n)
+    ops.edgemap(g, contribution, into="acc", args=args)              # acc[v] += sum over in-edges
+    ops.vertexmap(g, update, args=args, k=1)
+    ops.foldmap(g, [ops.Edge(contribution, "acc"), ops.Vertex(update)], args=args, k=1,
+                direction="pull")                                   # the same, one kernel
+
+Semantics:
+
+* ``edgemap``: for every edge ``u -> v`` whose source is active and every feature ``f < k``,
+  ``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))``; ``e`` is the CSR position of the
+  edge (edge properties are stored in CSR order).  ``direction="push"`` walks out-edges with
+  atomics and ONYX's feature-aware load balancing; ``"pull"`` walks in-edges (CSC) of every
+  vertex and reduces without atomics.  A destination is activated in ``active_out`` when it
+  received a contribution (sum) or its value improved (min, max).
+* ``vertexmap``: runs vertex functions in order on every active vertex; a function runs on a
+  vertex only when the previous one returned True for some feature of it (progress), and the
+  vertex is activated when the last one does (``any_feature_updated``).
+* ``foldmap``: a mix of :class:`Edge`, :class:`Vertex` and :class:`Normalize` steps in one
+  generated kernel (ONYX Chapter 6), with ordering, progress and activation as above.  In
+  ``pull`` direction edge steps must come first (a vertex's aggregate is complete once its
+  group has walked its in-edges); in ``push`` direction vertex steps must come first (their
+  results decide which sources push).  Other orders would read aggregates that other warps are
+  still writing, and raise ``ValueError``.
+* ``feature_aware=True`` maps consecutive threads to consecutive features (``next_pow2(k)``
+  threads per property; ``32 / T`` properties per warp up to ``k = 32``, several warps above);
+  ``False`` uses one thread per vertex looping over the features.
+
+Active sets are uint32 bit-vectors (:mod:`onyx_rapids.frontier`); ``active_in=None`` means all
+vertices.  Generated kernels are cached by (functions, steps, k, mapping, direction, launch
+options, argument names and dtypes): a second call with the same inputs compiles nothing.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import device
+from .kernels import codegen
+
+REDUCTIONS = ("sum", "min", "max")
+DIRECTIONS = ("push", "pull")
+MAX_GROUP = 1024
+
+
+@dataclass(frozen=True)
+class Edge:
+    """An edge step: ``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))``."""
+
+    fn: object
+    into: str
+    reduce: str = "sum"
+
+
+@dataclass(frozen=True)
+class Vertex:
+    """A vertex step: ``fn(f, v, ...) -> bool`` (True: the vertex changed / goes on)."""
+
+    fn: object
+
+
+@dataclass(frozen=True)
+class Normalize:
+    """Collaborative L1 normalization: ``into[v, seg] = source[v, seg] / sum(source[v, seg])``.
+
+    ``segment`` features at a time (default: the whole row of ``k``); a zero segment stays as
+    it is.  ``into`` defaults to ``source`` (in place).
+    """
+
+    source: str
+    into: str | None = None
+    segment: int | None = None
+
+
+def next_pow2(x: int) -> int:
+    return 1 << max(0, int(x) - 1).bit_length()
+
+
+def _py_func(fn):
+    return getattr(fn, "py_func", fn)
+
+
+def _device_function(fn, what: str):
+    """A CUDA device function for ``fn`` (already one, or a plain Python function to jit)."""
+    if fn is None or not callable(fn):
+        raise TypeError(f"{what} must be a function, got {type(fn).__name__}")
+    if hasattr(fn, "py_func"):
+        return fn
+    return _JIT_CACHE.setdefault(fn, device.cuda.jit(device=True)(fn))
+
+
+_JIT_CACHE: dict = {}
+
+
+def _params(fn, head: tuple, what: str) -> tuple:
+    names = tuple(inspect.signature(_py_func(fn)).parameters)
+    if len(names) < len(head):
+        raise TypeError(
+            f"{what} {_py_func(fn).__name__} must take ({', '.join(head)}, ...) "
+            f"but takes ({', '.join(names)})"
+        )
+    return names[len(head) :]
+
+
+class _KernelCache:
+    """A bounded LRU cache of generated kernels, with hit/miss counts (tests read them)."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key, make):
+        if key in self.entries:
+            self.hits += 1
+            self.entries.move_to_end(key)
+            return self.entries[key]
+        self.misses += 1
+        value = make()
+        self.entries[key] = value
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return value
+
+    def clear(self):
+        self.entries.clear()
+        self.hits = self.misses = 0
+
+
+KERNEL_CACHE = _KernelCache()
+
+
+def kernel_cache_info() -> dict:
+    return {"hits": KERNEL_CACHE.hits, "misses": KERNEL_CACHE.misses, "size": len(KERNEL_CACHE.entries)}
+
+
+def _default_block_size() -> int:
+    return 64 if device.is_simulator() else 128
+
+
+def _prepare_args(args) -> dict:
+    if args is None:
+        return {}
+    if not isinstance(args, dict):
+        raise TypeError(f"args must be a dict of name -> array or scalar, got {type(args).__name__}")
+    prepared = {}
+    for name, value in args.items():
+        if not isinstance(name, str) or not name.isidentifier() or name in codegen.FIXED_PARAMS:
+            raise ValueError(f"args key {name!r} is not a usable parameter name")
+        if isinstance(value, bool):
+            prepared[name] = np.bool_(value)
+        elif isinstance(value, int):
+            prepared[name] = np.int64(value)
+        elif isinstance(value, float):
+            prepared[name] = np.float32(value)
+        elif isinstance(value, np.generic) or device.is_device_array(value):
+            prepared[name] = value
+        else:
+            raise TypeError(
+                f"args[{name!r}] must be a device array ({device.xp.__name__}) or a scalar, "
+                f"got {type(value).__name__}"
+            )
+    return prepared
+
+
+def _check_bits(bits, n: int, name: str):
+    if bits is None:
+        return
+    words = (n + 31) // 32
+    if not device.is_device_array(bits) or bits.dtype != np.uint32 or bits.shape != (words,):
+        raise ValueError(
+            f"{name} must be a uint32 bit-vector of {words} words (see onyx_rapids.frontier), "
+            f"got {getattr(bits, 'dtype', type(bits).__name__)} {getattr(bits, 'shape', '')}"
+        )
+
+
+def _check_prop(args: dict, name: str, k: int, role: str, rows: int):
+    if name not in args:
+        raise ValueError(f"{role} {name!r} is not in args (args has {sorted(args)})")
+    a = args[name]
+    if not device.is_device_array(a) or a.ndim != 2 or a.shape[0] != rows or a.shape[1] < k:
+        raise ValueError(
+            f"{role} {name!r} must be a {rows} x {k} (or wider) device array, "
+            f"got {getattr(a, 'shape', type(a).__name__)}"
+        )
+
+
+def foldmap(
+    g,
+    steps,
+    args=None,
+    *,
+    k: int,
+    active_in=None,
+    active_out=None,
+    direction: str = "pull",
+    feature_aware: bool = True,
+    block_size: int | None = None,
+    max_blocks: int | None = None,
+):
+    """Run ``steps`` (Edge / Vertex / Normalize) as one generated kernel; see the module doc.
+
+    Returns ``active_out``.
+    """
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k (features per property) must be a positive integer, got {k!r}")
+    k = int(k)
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    steps = list(steps)
+    if not steps:
+        raise ValueError("steps must hold at least one Edge, Vertex or Normalize step")
+    args = _prepare_args(args)
+    n = g.n
+    _check_bits(active_in, n, "active_in")
+    _check_bits(active_out, n, "active_out")
+
+    kinds = ["edge" if isinstance(s, Edge) else "vertex" for s in steps]
+    for s in steps:
+        if not isinstance(s, (Edge, Vertex, Normalize)):
+            raise TypeError(f"steps must be Edge, Vertex or Normalize, got {type(s).__name__}")
+    has_edges = "edge" in kinds
+    if has_edges:
+        first_vertex = kinds.index("vertex") if "vertex" in kinds else len(kinds)
+        last_edge = len(kinds) - 1 - kinds[::-1].index("edge")
+        if direction == "pull" and last_edge > first_vertex:
+            raise ValueError(
+                "illegal fold in pull direction: edge steps must come before vertex steps "
+                "(a vertex step would read aggregates other warps are still pulling); "
+                "split the steps into two foldmap calls"
+            )
+        if direction == "push" and first_vertex < len(kinds) and first_vertex > kinds.index("edge"):
+            raise ValueError(
+                "illegal fold in push direction: vertex steps must come before edge steps "
+                "(a vertex step would read aggregates other warps are still pushing into); "
+                "use direction='pull' or split the steps into two foldmap calls"
+            )
+    else:
+        direction = "pull"  # vertex steps only: one group per vertex, no edges to walk
+
+    specs, functions, dtypes = [], [], {}
+    for s in steps:
+        if isinstance(s, Edge):
+            if s.reduce not in REDUCTIONS:
+                raise ValueError(f"reduce must be one of {REDUCTIONS}, got {s.reduce!r}")
+            fn = _device_function(s.fn, "an edge function")
+            params = _params(fn, ("f", "u", "v", "e"), "edge function")
+            _check_prop(args, s.into, k, "Edge output", n)
+            dtypes[s.into] = np.dtype(args[s.into].dtype).str
+            specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce))
+            functions.append(fn)
+        elif isinstance(s, Vertex):
+            fn = _device_function(s.fn, "a vertex function")
+            params = _params(fn, ("f", "v"), "vertex function")
+            specs.append(codegen.StepSpec("vertex", params=params))
+            functions.append(fn)
+        else:
+            into = s.into or s.source
+            segment = k if s.segment is None else int(s.segment)
+            if segment < 1 or k % segment:
+                raise ValueError(f"Normalize segment must divide k={k}, got {s.segment!r}")
+            _check_prop(args, s.source, k, "Normalize source", n)
+            _check_prop(args, into, k, "Normalize destination", n)
+            dtypes[s.source] = np.dtype(args[s.source].dtype).str
+            specs.append(codegen.StepSpec("normalize", into=into, source=s.source, segment=segment))
+            functions.append(None)
+        for name in specs[-1].params:
+            if name not in args:
+                raise ValueError(
+                    f"{_py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
+                    f"(args has {sorted(args)})"
+                )
+
+    block = int(block_size or _default_block_size())
+    if block < 32 or block % 32 or block > 1024:
+        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    if feature_aware:
+        group = next_pow2(k)
+        if group > MAX_GROUP:
+            raise ValueError(f"feature_aware supports k <= {MAX_GROUP}; use feature_aware=False")
+        mapping = "warp" if group <= 32 else "block"
+        block = max(block, group)
+    else:
+        group, mapping = 1, "nfa"
+
+    # an array bound to several names is passed once and aliased inside the kernel (the
+    # simulator copies each array argument separately, which would split the aliases)
+    names, aliases = [], []
+    for name in sorted(args):
+        twin = next((other for other in names if args[other] is args[name]
+                     and not isinstance(args[name], np.generic)), None)
+        if twin is None:
+            names.append(name)
+        else:
+            aliases.append((name, twin))
+    names = tuple(names)
+    spec = codegen.KernelSpec(
+        steps=tuple(specs),
+        direction=direction,
+        mapping=mapping,
+        k=k,
+        group=group,
+        block_size=block,
+        all_active=active_in is None,
+        has_active_out=active_out is not None,
+        arg_names=names,
+        aliases=tuple(aliases),
+        dtypes=tuple(sorted(dtypes.items())),
+    )
+    key = (spec, tuple(functions))
+    kernel, _ = KERNEL_CACHE.get(key, lambda: codegen.build(spec, functions))
+
+    if direction == "pull":
+        offsets, indices, edge_ids = g.in_offsets, g.in_indices, g.in_edge_ids
+    else:
+        offsets, indices, edge_ids = g.out_offsets, g.out_indices, g.out_indices
+    if mapping == "warp" and direction == "push":
+        threads = -(-n // 32) * 32
+    elif mapping == "nfa":
+        threads = n
+    else:
+        threads = n * group
+    if max_blocks is None:
+        max_blocks = 2 if device.is_simulator() else device.multiprocessor_count() * 16
+    grid = device.grid_size(threads, block, max_blocks)
+    dummy = _dummy_bits()
+    kernel[grid, block](
+        np.int64(n),
+        offsets,
+        indices,
+        edge_ids,
+        dummy if active_in is None else active_in,
+        dummy if active_out is None else active_out,
+        *(args[name] for name in names),
+    )
+    return active_out
+
+
+_DUMMY = {}
+
+
+def _dummy_bits():
+    if "bits" not in _DUMMY:
+        _DUMMY["bits"] = device.zeros(1, np.uint32)
+    return _DUMMY["bits"]
+
+
+def edgemap(
+    g,
+    fn,
+    into: str,
+    args=None,
+    *,
+    reduce: str = "sum",
+    k: int | None = None,
+    active_in=None,
+    active_out=None,
+    direction: str = "push",
+    feature_aware: bool = True,
+    block_size: int | None = None,
+):
+    """``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))`` over edges with active sources.
+
+    ``k`` defaults to the width of ``args[into]``.  Returns ``active_out``.
+    """
+    if k is None:
+        target = (args or {}).get(into)
+        if target is None:
+            raise ValueError(f"into={into!r} is not in args")
+        k = target.shape[1] if getattr(target, "ndim", 0) == 2 else 0
+    return foldmap(
+        g,
+        [Edge(fn, into, reduce)],
+        args,
+        k=k,
+        active_in=active_in,
+        active_out=active_out,
+        direction=direction,
+        feature_aware=feature_aware,
+        block_size=block_size,
+    )
+
+
+def vertexmap(
+    g,
+    fns,
+    args=None,
+    *,
+    k: int,
+    active_in=None,
+    active_out=None,
+    feature_aware: bool = True,
+    block_size: int | None = None,
+):
+    """Run one vertex function, or a list of Vertex/Normalize steps, on the active vertices."""
+    steps = fns if isinstance(fns, (list, tuple)) else [fns]
+    steps = [s if isinstance(s, (Vertex, Normalize)) else Vertex(s) for s in steps]
+    return foldmap(
+        g,
+        steps,
+        args,
+        k=k,
+        active_in=active_in,
+        active_out=active_out,
+        direction="pull",
+        feature_aware=feature_aware,
+        block_size=block_size,
+    )
+
+
+def normalize(g, name: str, args, *, k: int, segment: int | None = None, into=None, **options):
+    """Collaborative L1 normalization of the rows of ``args[name]`` (see :class:`Normalize`)."""
+    return vertexmap(g, [Normalize(name, into, segment)], args, k=k, **options)

@@ -1,0 +1,81 @@
+"""Named vertex/edge properties: n x k row-major (array of structures) float32 buffers.
+
+The helpers here are the whole-property array operations that algorithms need between operator
+calls (fills, copies, convergence measures); per-vertex and per-edge work goes through
+:mod:`onyx_rapids.operators`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import device
+
+FLOAT = np.float32
+
+
+def vertex_property(g, k: int, fill: float = 0.0, dtype=FLOAT):
+    """A new ``n x k`` property of ``g`` filled with ``fill``."""
+    if int(k) < 1:
+        raise ValueError(f"k (features per vertex) must be positive, got {k}")
+    return device.full((g.n, int(k)), fill, dtype)
+
+
+def scalar(value: float = 0.0, dtype=FLOAT):
+    """A one-element device array (a value kernels read without a host round trip)."""
+    return device.full((1,), value, dtype)
+
+
+def copy(a):
+    return a.copy()
+
+
+def fill(a, value):
+    a.fill(value)
+    return a
+
+
+def column(values, dtype=FLOAT):
+    """A 1-D array of ``n`` values as an ``n x 1`` property."""
+    return device.xp.ascontiguousarray(device.xp.asarray(values, dtype=dtype).reshape(-1, 1))
+
+
+def dot_into(out, a, weights):
+    """``out[0] = sum_v a[v, 0] * weights[v]``, kept on the device (no host round trip)."""
+    out[0] = device.xp.dot(a[:, 0].astype(np.float64), weights)
+    return out
+
+
+def l1_change(a, b) -> float:
+    """``sum |a - b|`` in float64 (reads one number back)."""
+    return float(device.xp.abs(a.astype(np.float64) - b).sum())
+
+
+def max_change(a, b) -> float:
+    return float(device.xp.abs(a - b).max()) if a.size else 0.0
+
+
+def max_abs(a) -> float:
+    return float(device.xp.abs(a).max()) if a.size else 0.0
+
+
+def has_converged(new, old, tol: float) -> bool:
+    """ALGORITHMS.md's rule: max change <= tol * max(1, max |new|)."""
+    return max_change(new, old) <= tol * max(1.0, max_abs(new))
+
+
+def out_weight_sums(g, weights=None):
+    """Per-vertex out-degree (``weights=None``) or sum of out-edge weights, float64."""
+    xp = device.xp
+    degree = xp.diff(g.out_offsets).astype(np.float64)
+    if weights is None:
+        return degree
+    sources = xp.repeat(xp.arange(g.n), xp.diff(g.out_offsets).astype(np.int64))
+    return xp.bincount(sources, weights=weights.astype(np.float64), minlength=g.n)
+
+
+def inverse_or_zero(x, dtype=FLOAT):
+    """``1 / x`` where ``x != 0``, else 0, as an ``n x 1`` property."""
+    xp = device.xp
+    safe = xp.where(x != 0, x, 1.0)
+    return column(xp.where(x != 0, 1.0 / safe, 0.0), dtype)

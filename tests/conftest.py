@@ -1,0 +1,11 @@
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _gpu_marker_needs_gpu(request):
+    """A test marked ``gpu`` fails (never skips) when no GPU backend is active."""
+    if request.node.get_closest_marker("gpu") is not None:
+        from onyx_rapids import device
+
+        if device.BACKEND != "gpu":
+            pytest.fail("this test is marked gpu and needs a CUDA GPU (backend is %s)" % device.BACKEND)

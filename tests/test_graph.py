@@ -1,0 +1,403 @@
+"""Graph construction: CSR/CSC, renumbering, reverse edges and properties against independent
+references (Python's stable sort over the input edges, and scipy.sparse count matrices)."""
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from onyx_rapids import device, graph
+from onyx_rapids.graph import Graph
+
+H = device.to_host
+INT64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+
+
+@st.composite
+def edge_lists(draw):
+    """(src ids, dst ids, weights (m, w) float64 or None) with arbitrary int64 ids drawn from a
+    small pool, so duplicates, multi-edges and self-loops are common."""
+    pool = draw(st.lists(INT64, min_size=1, max_size=8, unique=True))
+    m = draw(st.integers(min_value=1, max_value=30))
+    src = draw(st.lists(st.sampled_from(pool), min_size=m, max_size=m))
+    dst = draw(st.lists(st.sampled_from(pool), min_size=m, max_size=m))
+    w = draw(st.integers(min_value=0, max_value=2))
+    weights = None
+    if w:
+        # No subnormals: CuPy's float64 -> float32 cast flushes them to zero on the GPU.
+        values = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, width=32,
+                           allow_subnormal=False)
+        weights = np.array(draw(st.lists(st.lists(values, min_size=w, max_size=w),
+                                         min_size=m, max_size=m)), dtype=np.float64)
+    return src, dst, weights
+
+
+def _frame(src, dst, weights):
+    data = {"src": np.array(src, dtype=np.int64), "dst": np.array(dst, dtype=np.int64)}
+    names = []
+    if weights is not None:
+        for j in range(weights.shape[1]):
+            data[f"w{j}"] = weights[:, j]
+            names.append(f"w{j}")
+    return pd.DataFrame(data), names
+
+
+def _reference(src, dst, weights, directed):
+    """Stored edges in input order (undirected: originals then reversed non-loop copies), as
+    internal ids, then the CSR and CSC orders by Python's stable sort."""
+    vertices = sorted(set(src) | set(dst))
+    index = {v: i for i, v in enumerate(vertices)}
+    u = [index[x] for x in src]
+    v = [index[x] for x in dst]
+    w = [] if weights is None else [tuple(row) for row in weights.astype(np.float32)]
+    if not directed:
+        loops = [e for e in range(len(u)) if u[e] != v[e]]
+        u, v = u + [v[e] for e in loops], v + [u[e] for e in loops]
+        if w:
+            w = w + [w[e] for e in loops]
+    csr = sorted(range(len(u)), key=lambda e: (u[e], v[e]))
+    csc = sorted(csr, key=lambda e: (v[e], u[e]))
+    return vertices, np.array(u), np.array(v), w, csr, csc
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edges=edge_lists(), directed=st.booleans())
+def test_csr_csc_against_references(edges, directed):
+    src, dst, weights = edges
+    df, names = _frame(src, dst, weights)
+    g = Graph.from_edgelist(df, weight=names or None, directed=directed)
+    vertices, u, v, w, csr, csc = _reference(src, dst, weights, directed)
+    n, m = len(vertices), len(u)
+
+    assert (g.n, g.m, g.directed) == (n, m, directed)
+    assert g.index_dtype == np.int32
+    assert H(g.vertices).dtype == np.int64 and H(g.vertices).tolist() == vertices
+
+    # Renumbering is ascending and round-trips.
+    ids = np.array(src + dst, dtype=np.int64)
+    assert np.array_equal(H(g.vertices)[H(g.to_internal(ids))], ids)
+
+    # scipy reference: edge-count matrix, its CSR and CSC offsets, and degrees.
+    counts = sp.coo_matrix((np.ones(m), (u, v)), shape=(n, n)).tocsr()  # duplicates summed
+    out_deg = np.asarray(counts.sum(axis=1)).ravel().astype(np.int64)
+    in_deg = np.asarray(counts.sum(axis=0)).ravel().astype(np.int64)
+    out_offsets, out_indices = H(g.out_offsets), H(g.out_indices)
+    assert np.array_equal(out_offsets, np.concatenate([[0], np.cumsum(out_deg)]))
+    ours = sp.csr_matrix((np.ones(m), out_indices, out_offsets), shape=(n, n))
+    assert (ours != counts).nnz == 0
+    in_offsets, in_indices = H(g.in_offsets), H(g.in_indices)
+    assert np.array_equal(in_offsets, np.concatenate([[0], np.cumsum(in_deg)]))
+    ours_csc = sp.csc_matrix((np.ones(m), in_indices, in_offsets), shape=(n, n))
+    assert (ours_csc != counts).nnz == 0
+    assert np.array_equal(H(g.out_degree), out_deg)
+    assert np.array_equal(H(g.in_degree), in_deg)
+    assert H(g.out_degree).dtype == np.int32 and H(g.in_degree).dtype == np.int32
+
+    # Exact order: sorted by (source, destination), stable among parallel edges.
+    assert out_indices.tolist() == [int(v[e]) for e in csr]
+    assert H(g.edge_sources).tolist() == [int(u[e]) for e in csr]
+    assert in_indices.tolist() == [int(u[e]) for e in csc]
+    if weights is None:
+        assert g.edge_weights is None and g.weight_names == []
+    else:
+        ew = H(g.edge_weights)
+        assert ew.dtype == np.float32 and ew.shape == (m, weights.shape[1])
+        assert ew.flags.c_contiguous
+        assert g.weight_names == names
+        assert [tuple(r) for r in ew] == [w[e] for e in csr]
+
+    # in_edge_ids: a permutation mapping CSC entries to CSR entries with equal endpoints.
+    ids_ = H(g.in_edge_ids)
+    assert np.array_equal(np.sort(ids_), np.arange(m))
+    columns = np.repeat(np.arange(n), np.diff(in_offsets))
+    assert np.array_equal(H(g.edge_sources)[ids_], in_indices)
+    assert np.array_equal(out_indices[ids_], columns)
+    if weights is not None:
+        assert [tuple(r) for r in H(g.edge_weights)[ids_]] == [w[e] for e in csc]
+
+    # reverse_edge: an involution mapping u->v to v->u (with equal weights when undirected).
+    pairs = Counter(zip(u.tolist(), v.tolist()))
+    symmetric = all(pairs[(a, b)] == pairs[(b, a)] for a, b in pairs)
+    if directed and not symmetric:
+        with pytest.raises(ValueError, match="no reverse edge"):
+            g.reverse_edge_index()
+        return
+    rev = H(g.reverse_edge)
+    assert rev.dtype == g.index_dtype
+    assert np.array_equal(rev[rev], np.arange(m))
+    sources = H(g.edge_sources)
+    assert np.array_equal(sources[rev], out_indices)
+    assert np.array_equal(out_indices[rev], sources)
+    if not directed and weights is not None:
+        assert np.array_equal(H(g.edge_weights)[rev], H(g.edge_weights))
+
+
+@settings(max_examples=30, deadline=None)
+@given(edges=edge_lists())
+def test_directed_symmetric_input_pairs_like_undirected(edges):
+    """A directed graph given both directions of every edge has a reverse_edge_index equal in
+    structure to the undirected graph of the same edges."""
+    src, dst, _ = edges
+    both = pd.DataFrame({"src": src + dst, "dst": dst + src})
+    d = Graph.from_edgelist(both, directed=True)
+    u = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), directed=False)
+    rev = H(d.reverse_edge_index())
+    assert np.array_equal(rev[rev], np.arange(d.m))
+    assert np.array_equal(H(d.edge_sources)[rev], H(d.out_indices))
+    # The undirected graph stores loops once, the doubled directed list twice.
+    loops = sum(a == b for a, b in zip(src, dst))
+    assert d.m == u.m + loops
+
+
+def test_small_graph_layout():
+    df = pd.DataFrame({"src": [10, 10, -3, 7, 10], "dst": [-3, 7, 7, 7, 7],
+                       "w": [0.5, 1.0, 2.0, 3.0, 4.0]})
+    g = Graph.from_edgelist(df, weight="w", vertices=[99, 7])
+    assert H(g.vertices).tolist() == [-3, 7, 10, 99]
+    assert H(g.out_offsets).tolist() == [0, 1, 2, 5, 5]
+    assert H(g.out_indices).tolist() == [1, 1, 0, 1, 1]
+    assert H(g.edge_weights)[:, 0].tolist() == [2.0, 3.0, 0.5, 1.0, 4.0]  # stable
+    assert H(g.in_offsets).tolist() == [0, 1, 5, 5, 5]
+    assert H(g.in_indices).tolist() == [2, 0, 1, 2, 2]
+    assert H(g.in_edge_ids).tolist() == [2, 0, 1, 3, 4]
+    assert H(g.out_degree).tolist() == [1, 1, 3, 0]
+    assert H(g.in_degree).tolist() == [1, 4, 0, 0]
+    s = g.summary()
+    assert s == {"n": 4, "m": 5, "directed": True, "weighted": True, "weight_names": ["w"],
+                 "max_out_degree": 3, "max_in_degree": 4, "self_loops": 1,
+                 "index_dtype": "int32", "backend": device.BACKEND}
+    assert "n=4" in repr(g) and "m=5" in repr(g) and "weights=['w']" in repr(g)
+    assert H(g.weight_column()).tolist() == [2.0, 3.0, 0.5, 1.0, 4.0]
+
+
+def test_undirected_self_loop_stored_once_and_reverse_pairs_twins():
+    df = pd.DataFrame({"src": [1, 1, 2, 3], "dst": [2, 2, 1, 3], "w": [1.0, 2.0, 3.0, 4.0]})
+    g = Graph.from_edgelist(df, weight="w", directed=False)
+    assert g.m == 2 * 3 + 1
+    rev = H(g.reverse_edge)
+    w = H(g.edge_weights)[:, 0]
+    # Every copy pairs with its own twin: weights agree although the parallel edges differ.
+    assert np.array_equal(w[rev], w)
+    loop = int(np.nonzero(H(g.edge_sources) == H(g.out_indices))[0][0])
+    assert rev[loop] == loop
+
+
+def test_isolated_vertices_from_vertices_argument():
+    df = pd.DataFrame({"src": [5], "dst": [6]})
+    g = Graph.from_edgelist(df, vertices=np.array([-100, 6, 2**62], dtype=np.int64))
+    assert H(g.vertices).tolist() == [-100, 5, 6, 2**62]
+    assert H(g.out_degree).tolist() == [0, 1, 0, 0]
+    assert H(g.in_degree).tolist() == [0, 0, 1, 0]
+    assert Graph.from_edgelist(df, vertices=range(3)).n == 5
+    assert Graph.from_edgelist(df, vertices={7, 8}).n == 4
+    assert Graph.from_edgelist(df, vertices=[]).n == 2
+    assert Graph.from_edgelist(df, vertices=pd.Series([9], dtype="Int64")).n == 3
+
+
+def test_int64_index_dtype_beyond_int32(monkeypatch):
+    df = pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 1]})
+    small = Graph.from_edgelist(df, directed=False)
+    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 3)
+    big = Graph.from_edgelist(df, directed=False)
+    assert big.index_dtype == np.int64 and small.index_dtype == np.int32
+    for name in ("out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
+                 "reverse_edge", "edge_sources"):
+        a, b = H(getattr(small, name)), H(getattr(big, name))
+        assert b.dtype == np.int64, name
+        assert np.array_equal(a, b), name
+    assert H(big.out_degree).dtype == np.int32
+    assert H(big.to_internal([3])).dtype == np.int64
+
+
+# ---------------------------------------------------------------------- from_csr
+
+
+def test_from_csr_numpy_matches_scipy_and_edgelist():
+    offsets = np.array([0, 2, 2, 5, 6])
+    indices = np.array([3, 1, 0, 0, 2, 2])  # unsorted rows, a parallel edge, a self-loop
+    weights = np.arange(6, dtype=np.float64)
+    g = Graph.from_csr(offsets, indices, weights)
+    assert H(g.vertices).tolist() == [0, 1, 2, 3]
+    assert H(g.out_offsets).tolist() == offsets.tolist()
+    assert H(g.out_indices).tolist() == [1, 3, 0, 0, 2, 2]
+    assert H(g.edge_weights)[:, 0].tolist() == [1.0, 0.0, 2.0, 3.0, 4.0, 5.0]
+    assert g.weight_names == ["weight"]
+    rows = np.repeat(np.arange(4), np.diff(offsets))
+    e = Graph.from_edgelist(pd.DataFrame({"src": rows, "dst": indices, "weight": weights}),
+                            weight="weight", vertices=range(4))
+    for name in ("out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
+                 "edge_weights"):
+        assert np.array_equal(H(getattr(g, name)), H(getattr(e, name))), name
+
+
+def test_from_csr_scipy_matrix():
+    a = sp.random(12, 12, density=0.3, format="csr", random_state=1, dtype=np.float64)
+    g = Graph.from_csr(a)
+    assert (g.n, g.m) == (12, a.nnz)
+    ours = sp.csr_matrix((H(g.edge_weights)[:, 0], H(g.out_indices), H(g.out_offsets)),
+                         shape=(12, 12))
+    assert abs(ours - a).max() < 1e-6
+    assert Graph.from_csr(a, weights=False).edge_weights is None
+    assert Graph.from_csr(a.tocoo()).m == a.nnz  # any sparse format is converted
+    custom = Graph.from_csr(a, weights={"x": np.ones(a.nnz), "y": np.zeros(a.nnz)})
+    assert custom.weight_names == ["x", "y"] and H(custom.edge_weights).shape == (a.nnz, 2)
+
+
+def test_from_csr_undirected_symmetric():
+    a = sp.csr_matrix(np.array([[0, 2.0, 0], [2.0, 1.0, 5.0], [0, 5.0, 0]]))
+    g = Graph.from_csr(a, directed=False)
+    assert not g.directed and g.m == 5
+    rev = H(g.reverse_edge)
+    assert np.array_equal(rev[rev], np.arange(5))
+    with pytest.raises(ValueError, match=r"directed=False needs a symmetric edge set.*0->1"):
+        Graph.from_csr(np.array([0, 1, 1]), np.array([1]), directed=False)
+    with pytest.raises(ValueError, match="directed=False needs symmetric weights"):
+        Graph.from_csr(sp.csr_matrix(np.array([[0, 2.0], [3.0, 0]])), directed=False)
+
+
+def test_from_csr_edgeless_and_2d_weights():
+    g = Graph.from_csr(np.array([0, 0, 0]), np.array([], dtype=np.int64))
+    assert (g.n, g.m) == (2, 0)
+    assert H(g.in_offsets).tolist() == [0, 0, 0]
+    assert H(g.reverse_edge_index()).size == 0
+    w = Graph.from_csr(np.array([0, 1, 2]), np.array([1, 0]), np.ones((2, 3)))
+    assert w.weight_names == ["weight_0", "weight_1", "weight_2"]
+
+
+@pytest.mark.parametrize(
+    "args, exc, match",
+    [
+        ((np.array([1, 2]), np.array([0, 1])), ValueError, r"offsets\[0\] must be 0"),
+        ((np.array([0, 2, 1, 3]), np.array([0, 1, 2])), ValueError,
+         r"offsets must be non-decreasing.*offsets\[2\]"),
+        ((np.array([0, 1, 2]), np.array([0, 1, 1])), ValueError,
+         r"offsets\[-1\] = 2 must equal len\(indices\) = 3"),
+        ((np.array([0, 1, 2]), np.array([0, 2])), ValueError,
+         r"indices must lie in \[0, n\).*indices\[1\] = 2"),
+        ((np.array([0, 1, 2]), np.array([-1, 0])), ValueError, r"indices\[0\] = -1"),
+        ((np.array([0.0, 1.0]), np.array([0])), TypeError, "offsets must be an integer array"),
+        ((np.array([0, 1]), np.array([0.0])), TypeError, "indices must be an integer array"),
+        ((np.array([[0, 1]]), np.array([0])), ValueError, "offsets must be one-dimensional"),
+        ((np.array([0]), np.array([], dtype=np.int64)), ValueError, "n\\+1 >= 2"),
+        ((np.array([0, 1]),), TypeError, "indices is required"),
+        ((sp.csr_matrix(np.ones((2, 3))),), ValueError, "must be square"),
+        ((sp.csr_matrix(np.ones((2, 2))), np.array([0])), ValueError, "not both"),
+        ((np.array([0, 1, 2]), np.array([1, 0]), np.ones(3)), ValueError,
+         "weights has 3 rows but there are 2 edges"),
+        ((np.array([0, 1, 2]), np.array([1, 0]), np.array([1.0, np.nan])), ValueError,
+         "weights: 1 row.*NaN or infinite"),
+        ((np.array([0, 1, 2]), np.array([1, 0]), np.array(["a", "b"])), TypeError,
+         "weights must be numeric"),
+        ((np.array([0, 1, 2]), np.array([1, 0]), {"x": np.ones(3)}), ValueError,
+         r"weights\['x'\] must have shape \(2,\)"),
+    ],
+)
+def test_from_csr_rejects_bad_arrays(args, exc, match):
+    with pytest.raises(exc, match=match):
+        Graph.from_csr(*args)
+
+
+# ---------------------------------------------------------------------- lookups and properties
+
+
+@pytest.fixture
+def g():
+    return Graph.from_edgelist(pd.DataFrame({"src": [30, 10, 20], "dst": [10, 20, 30]}))
+
+
+def test_to_internal(g):
+    assert g.to_internal(20) == 1 and isinstance(g.to_internal(20), int)
+    assert H(g.to_internal([30, 10])).tolist() == [2, 0]
+    assert H(g.to_internal(np.array([[10], [30]], dtype=np.uint8))).tolist() == [[0], [2]]
+    assert H(g.to_internal([])).size == 0
+    with pytest.raises(ValueError, match=r"ids: 2 ids are not a vertex of this graph: 11, 99"):
+        g.to_internal([10, 99, 11])
+    with pytest.raises(TypeError, match="ids: vertex ids must be integers"):
+        g.to_internal([10.0])
+    with pytest.raises(TypeError, match="ids: vertex ids must be integers"):
+        g.to_internal(["10"])
+
+
+def test_vertex_property_from_frame_and_array(g):
+    df = pd.DataFrame({"a": [3.0, 1.0, 2.0], "vertex": [30, 10, 20], "b": [30, 10, 20]})
+    p = H(g.vertex_property(df))
+    assert p.dtype == np.float32 and p.flags.c_contiguous
+    assert p.tolist() == [[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]]
+    assert H(g.vertex_property(df, columns=["b", "a"]))[:, 0].tolist() == [10, 20, 30]
+    assert H(g.vertex_property(df, columns="a")).shape == (3, 1)
+    one = H(g.vertex_property([1, 2, 3]))
+    assert one.shape == (3, 1) and one.dtype == np.float32
+    two = H(g.vertex_property(np.ones((3, 4), dtype=np.float64)[:, ::2]))  # strided input
+    assert two.shape == (3, 2) and two.flags.c_contiguous
+
+
+def test_vertex_property_with_pyarrow_table(g):
+    import pyarrow as pa
+
+    t = pa.table({"vertex": [20, 10, 30], "x": [2.0, 1.0, 3.0]})
+    assert H(g.vertex_property(t))[:, 0].tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "values, kwargs, exc, match",
+    [
+        (pd.DataFrame({"vertex": [10, 20], "x": [1.0, 2.0]}), {}, ValueError,
+         "feats: 1 vertices have no row.*30"),
+        (pd.DataFrame({"vertex": [10, 20, 30, 10], "x": [1.0] * 4}), {}, ValueError,
+         "feats: vertices appear more than once.*10"),
+        (pd.DataFrame({"vertex": [10, 20, 31], "x": [1.0] * 3}), {}, ValueError,
+         "feats: 1 id.*not vertices of the graph: 31"),
+        (pd.DataFrame({"vertex": [10, 20, 30], "x": [1.0, np.nan, 2.0]}), {}, ValueError,
+         "columns='x': 1 row.*NaN or infinite"),
+        (pd.DataFrame({"vertex": [10, 20, 30], "x": [1.0, np.inf, 2.0]}), {}, ValueError,
+         "NaN or infinite"),
+        (pd.DataFrame({"vertex": [10, 20, 30]}), {}, ValueError, "feats: .* no value columns"),
+        (pd.DataFrame({"vertx": [10, 20, 30], "x": [1.0] * 3}), {}, ValueError,
+         "vertex='vertex': no such column.*did you mean 'vertx'"),
+        (pd.DataFrame({"vertex": [10, 20, 30], "x": [1.0] * 3}), {"columns": ["y"]},
+         ValueError, "columns='y': no such column"),
+        (pd.DataFrame({"vertex": [10, 20, 30], "x": ["a", "b", "c"]}), {}, TypeError,
+         "columns='x': values must be numeric"),
+        (pd.DataFrame({"vertex": [10.0, 20.0, 30.0], "x": [1.0] * 3}), {}, TypeError,
+         "vertex='vertex': vertex ids must be integers"),
+        (np.ones(4), {}, ValueError, "feats has 4 rows but the graph has 3 vertices"),
+        (np.ones((3, 0)), {}, ValueError, "feats has 0 feature columns"),
+        (np.ones((3, 1, 1)), {}, ValueError, "feats must be 1-D"),
+        (np.array([1.0, np.nan, 0.0]), {}, ValueError, "feats: 1 row.*NaN or infinite"),
+        (np.array([1.0, 1e39, 0.0]), {}, ValueError, "feats: 1 row.*float32 range"),
+        (np.array(["a", "b", "c"]), {}, TypeError, "feats must be numeric"),
+        (np.ones(3), {"columns": ["x"]}, ValueError, "feats: columns= selects DataFrame"),
+    ],
+)
+def test_vertex_property_rejects(g, values, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        g.vertex_property(values, name="feats", **kwargs)
+
+
+def test_edge_property(g):
+    e = H(g.edge_property(np.array([1, 2, 3])))
+    assert e.shape == (3, 1) and e.dtype == np.float32
+    f = H(g.edge_property(pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [0, 0, 1]})))
+    assert f.shape == (3, 2) and f.flags.c_contiguous
+    with pytest.raises(ValueError, match="ew has 2 rows but the graph has 3 edges"):
+        g.edge_property(np.ones(2), name="ew")
+    with pytest.raises(ValueError, match="ew has 2 rows but the graph has 3 edges"):
+        g.edge_property(pd.DataFrame({"a": [1.0, 2.0]}), name="ew")
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        g.edge_property(np.array([1.0, np.nan, 0.0]), name="ew")
+
+
+def test_weight_column_errors(g):
+    with pytest.raises(ValueError, match="no edge weights"):
+        g.weight_column()
+    w = Graph.from_edgelist(pd.DataFrame({"s": [1], "d": [2], "a": [1.0], "b": [2.0]}),
+                            source="s", destination="d", weight=["a", "b"])
+    assert H(w.weight_column("b")).tolist() == [2.0]
+    with pytest.raises(ValueError, match="pass name= one of them"):
+        w.weight_column()
+    with pytest.raises(ValueError, match="name='c': no such weight column"):
+        w.weight_column("c")
