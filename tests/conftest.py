@@ -1,4 +1,10 @@
+import sys
+
 import pytest
+
+# The CUDA simulator runs each GPU thread as a Python thread, and the warp-intrinsic emulation
+# hands values between them: a short GIL switch interval makes those hand-offs cheaper.
+sys.setswitchinterval(0.0005)
 
 
 @pytest.fixture(autouse=True)

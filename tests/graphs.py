@@ -1,0 +1,46 @@
+"""Small test graphs of the shapes ARCHITECTURE.md asks for, with their edges in internal ids."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from onyx_rapids import Graph, device
+
+
+def random_directed(n=14, m=40, seed=0, weights=0):
+    """Random ids (negative and large), multi-edges, self-loops and dangling vertices."""
+    rng = np.random.default_rng(seed)
+    ids = np.sort(rng.choice(np.arange(-50, 10**12, 7919), size=n, replace=False))
+    src = rng.integers(0, n - 3, m)  # the last three vertices have no out-edges
+    dst = rng.integers(0, n, m)
+    src[:2], dst[:2] = 1, 1  # a self-loop, twice: a multi-edge too
+    cols = {"src": ids[src], "dst": ids[dst]}
+    for j in range(weights):
+        cols[f"w{j}"] = (rng.random(m) + 0.1).astype(np.float32)
+    return pd.DataFrame(cols)
+
+
+def random_undirected(n=12, m=20, seed=1):
+    """An undirected graph with an isolated vertex (added through vertices=)."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n - 1, m)
+    dst = rng.integers(0, n - 1, m)
+    return pd.DataFrame({"src": src, "dst": dst}), [n - 1]
+
+
+def csr_edges(g):
+    """(src, dst) of the graph's stored edges in CSR order, internal ids, NumPy."""
+    offsets = device.to_host(g.out_offsets).astype(np.int64)
+    dst = device.to_host(g.out_indices).astype(np.int64)
+    src = np.repeat(np.arange(g.n), np.diff(offsets))
+    return src, dst
+
+
+def build(kind, seed=0, weights=0):
+    if kind == "directed":
+        df = random_directed(seed=seed, weights=weights)
+        w = [f"w{j}" for j in range(weights)] or None
+        return Graph.from_edgelist(df, "src", "dst", weight=w)
+    df, extra = random_undirected(seed=seed)
+    return Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra)

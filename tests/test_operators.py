@@ -1,0 +1,177 @@
+import numpy as np
+import pytest
+from numba import cuda
+
+from graphs import build, csr_edges
+from onyx_rapids import device, frontier, operators as ops
+
+rng = np.random.default_rng(11)
+
+
+@cuda.jit(device=True)
+def scaled(f, u, v, e, x, w):
+    return x[u, f] * w[e, 0]
+
+
+@cuda.jit(device=True)
+def plus_one_if_big(f, v, x, cutoff):
+    if x[v, f] > cutoff:
+        x[v, f] += 1.0
+        return True
+    return False
+
+
+@cuda.jit(device=True)
+def double(f, v, x):
+    x[v, f] *= 2.0
+    return True
+
+
+@cuda.jit(device=True)
+def double_acc(f, v, acc):
+    acc[v, f] *= 2.0
+    return True
+
+
+def _setup(k, seed):
+    g = build("directed", seed=seed)
+    src, dst = csr_edges(g)
+    r = np.random.default_rng(seed)
+    x = r.random((g.n, k)).astype(np.float32) + 0.5
+    w = r.random((g.m, 1)).astype(np.float32) + 0.1
+    active = r.random(g.n) < 0.6
+    return g, src, dst, x, w, active
+
+
+MAPPINGS = [(1, True), (3, True), (8, True), (40, True), (3, False), (40, False)]
+CASES = [("sum", k, fa) for k, fa in MAPPINGS] + [
+    (reduce, k, fa) for reduce in ("min", "max") for k, fa in [(1, True), (3, True), (3, False)]]
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+@pytest.mark.parametrize("reduce, k, fa", CASES)
+def test_edgemap_matches_numpy(reduce, k, fa, direction):
+    g, src, dst, x, w, active = _setup(k, seed=k)
+    start = (rng.random((g.n, k)) * 2).astype(np.float32)
+    out = device.asarray(start.copy())
+    act_out = frontier.empty(g.n)
+    ops.edgemap(g, scaled, "acc", dict(x=device.asarray(x), w=device.asarray(w), acc=out),
+                reduce=reduce, active_in=frontier.from_vertices(g.n, np.flatnonzero(active)),
+                active_out=act_out, direction=direction, feature_aware=fa)
+    expected = start.astype(np.float64)
+    contributions = x[src] * w[:, :1]
+    chosen = active[src]
+    if reduce == "sum":
+        np.add.at(expected, dst[chosen], contributions[chosen])
+        reached = np.zeros(g.n, bool)
+        reached[dst[chosen]] = True
+    else:
+        ufunc = np.minimum if reduce == "min" else np.maximum
+        ufunc.at(expected, dst[chosen], contributions[chosen])
+        reached = (expected != start).any(axis=1)
+    assert np.allclose(device.to_host(out), expected, rtol=1e-5, atol=1e-5)
+    assert np.array_equal(device.to_host(frontier.to_mask(act_out, g.n)), reached)
+
+
+@pytest.mark.parametrize("k, fa", [(4, True), (40, True), (4, False)])
+def test_vertexmap_progress_and_activation(k, fa):
+    g = build("directed", seed=2)
+    x0 = rng.random((g.n, k)).astype(np.float32)
+    active = rng.random(g.n) < 0.7
+    x = device.asarray(x0.copy())
+    out = frontier.empty(g.n)
+    ops.vertexmap(g, [plus_one_if_big, double], dict(x=x, cutoff=0.8), k=k, feature_aware=fa,
+                  active_in=frontier.from_vertices(g.n, np.flatnonzero(active)), active_out=out)
+    big = x0 > 0.8
+    step1 = np.where(big & active[:, None], x0 + 1, x0)
+    proceeds = active & big.any(axis=1)  # any_feature_updated gates the second step
+    expected = np.where(proceeds[:, None], step1 * 2, step1)
+    assert np.allclose(device.to_host(x), expected)
+    assert np.array_equal(device.to_host(frontier.to_mask(out, g.n)), proceeds)
+
+
+@pytest.mark.parametrize("k, segment, fa", [(6, 3, True), (6, 6, True), (5, 5, True),
+                                            (40, 20, True), (6, 2, False)])
+def test_normalize_segments(k, segment, fa):
+    g = build("directed", seed=4)
+    values = rng.random((g.n, k)).astype(np.float32)
+    values[0] = 0.0  # a zero row stays zero
+    src = device.asarray(values)
+    dst = device.zeros((g.n, k), np.float32)
+    ops.normalize(g, "src", dict(src=src, dst=dst), k=k, segment=segment, into="dst",
+                  feature_aware=fa)
+    rows = values.reshape(g.n, k // segment, segment).astype(np.float64)
+    sums = rows.sum(axis=2, keepdims=True)
+    expected = np.where(sums != 0, rows / np.where(sums != 0, sums, 1), rows).reshape(g.n, k)
+    assert np.allclose(device.to_host(dst), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("fa", [True, False])
+def test_fold_matches_unfolded_and_fold_order_is_checked(fa):
+    g, src, dst, x, w, _ = _setup(4, seed=9)
+    args = dict(x=device.asarray(x), w=device.asarray(w))
+    a = dict(args, acc=device.zeros((g.n, 4), np.float32))
+    b = dict(args, acc=device.zeros((g.n, 4), np.float32))
+    ops.edgemap(g, scaled, "acc", a, direction="pull", feature_aware=fa)
+    ops.vertexmap(g, double_acc, a, k=4, feature_aware=fa)
+    ops.foldmap(g, [ops.Edge(scaled, "acc"), ops.Vertex(double_acc)], b, k=4, feature_aware=fa)
+    expected = np.zeros((g.n, 4))
+    np.add.at(expected, dst, x[src] * w)
+    assert np.allclose(device.to_host(a["acc"]), 2 * expected, atol=1e-5)
+    assert np.allclose(device.to_host(b["acc"]), 2 * expected, atol=1e-5)
+    with pytest.raises(ValueError, match="illegal fold in pull"):
+        ops.foldmap(g, [ops.Vertex(double), ops.Edge(scaled, "acc")], b, k=4, direction="pull")
+    with pytest.raises(ValueError, match="illegal fold in push"):
+        ops.foldmap(g, [ops.Edge(scaled, "acc"), ops.Vertex(double)], b, k=4, direction="push")
+
+
+def test_kernel_cache_hits_and_misses():
+    g, _, _, x, w, _ = _setup(2, seed=1)
+    args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 2), np.float32))
+    ops.KERNEL_CACHE.clear()
+    ops.edgemap(g, scaled, "acc", args, feature_aware=False)
+    ops.edgemap(g, scaled, "acc", args, feature_aware=False)
+    assert ops.kernel_cache_info()["hits"] == 1 and ops.kernel_cache_info()["misses"] == 1
+    ops.edgemap(g, scaled, "acc", args, k=1, feature_aware=False)  # another k
+    assert ops.kernel_cache_info()["misses"] == 2
+
+    def make(c):
+        @cuda.jit(device=True)
+        def shifted(f, u, v, e, x):
+            return x[u, f] + c
+        return shifted
+
+    ops.edgemap(g, make(1.0), "acc", args, feature_aware=False)
+    ops.edgemap(g, make(2.0), "acc", args, feature_aware=False)  # a new closure constant
+    assert ops.kernel_cache_info()["misses"] == 4
+
+
+def test_generated_source_can_be_dumped(tmp_path, monkeypatch):
+    g, _, _, x, w, _ = _setup(2, seed=1)
+    monkeypatch.setenv("ONYX_RAPIDS_DUMP_KERNELS", str(tmp_path))
+    ops.KERNEL_CACHE.clear()
+    args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 2), np.float32))
+    ops.edgemap(g, scaled, "acc", args, direction="pull", feature_aware=False)
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and "def kernel(" in files[0].read_text()
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda g, a: ops.foldmap(g, [ops.Vertex(double)], a, k=0), ValueError, "k"),
+    (lambda g, a: ops.edgemap(g, scaled, "acc", a, reduce="mean"), ValueError, "reduce"),
+    (lambda g, a: ops.edgemap(g, scaled, "acc", a, direction="up"), ValueError, "direction"),
+    (lambda g, a: ops.edgemap(g, scaled, "nope", a), ValueError, "nope"),
+    (lambda g, a: ops.edgemap(g, scaled, "acc", {"acc": a["acc"], "x": a["x"]}), ValueError, "'w'"),
+    (lambda g, a: ops.vertexmap(g, double, a, k=2, active_in=np.zeros(3, np.int64)), ValueError,
+     "active_in"),
+    (lambda g, a: ops.vertexmap(g, double, a, k=2, block_size=48), ValueError, "block_size"),
+    (lambda g, a: ops.vertexmap(g, double, [1, 2], k=2), TypeError, "args"),
+    (lambda g, a: ops.vertexmap(g, double, dict(a, x=[1.0]), k=2), TypeError, "args\\['x'\\]"),
+    (lambda g, a: ops.vertexmap(g, 42, a, k=2), TypeError, "function"),
+    (lambda g, a: ops.normalize(g, "x", a, k=2, segment=3), ValueError, "segment"),
+])
+def test_bad_operator_inputs(call, error, match):
+    g, _, _, x, w, _ = _setup(2, seed=1)
+    args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 2), np.float32))
+    with pytest.raises(error, match=match):
+        call(g, args)
