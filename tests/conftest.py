@@ -2,6 +2,8 @@ import sys
 
 import pytest
 
+import onyx_rapids  # noqa: F401  (chooses the backend before any test module imports numba.cuda)
+
 # The CUDA simulator runs each GPU thread as a Python thread, and the warp-intrinsic emulation
 # hands values between them: a short GIL switch interval makes those hand-offs cheaper.
 sys.setswitchinterval(0.0005)
