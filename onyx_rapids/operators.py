@@ -317,12 +317,17 @@ def foldmap(
         else:
             aliases.append((name, twin))
     names = tuple(names)
+    coop = 1
+    if mapping == "warp" and direction == "pull" and has_edges:
+        # several groups of a warp share a vertex's in-edges, about one edge per group
+        coop = min(32 // group, next_pow2(max(1, g.m // max(g.n, 1))))
     spec = codegen.KernelSpec(
         steps=tuple(specs),
         direction=direction,
         mapping=mapping,
         k=k,
         group=group,
+        coop=coop,
         block_size=block,
         all_active=active_in is None,
         has_active_out=active_out is not None,
@@ -339,6 +344,8 @@ def foldmap(
         offsets, indices, edge_ids = g.out_offsets, g.out_indices, g.out_indices
     if mapping == "warp" and direction == "push":
         threads = -(-n // 32) * 32
+    elif mapping == "warp":
+        threads = n * group * coop
     elif mapping == "nfa":
         threads = n
     else:

@@ -175,3 +175,25 @@ def test_bad_operator_inputs(call, error, match):
     args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 2), np.float32))
     with pytest.raises(error, match=match):
         call(g, args)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+@pytest.mark.parametrize("reduce", ["sum", "min"])
+def test_pull_with_a_warp_sharing_each_vertex(k, reduce):
+    """Dense in-edges: several groups of a warp split one vertex's edges, then combine."""
+    import pandas as pd
+
+    from onyx_rapids import Graph
+
+    r = np.random.default_rng(k)
+    n, m = 8, 200
+    g = Graph.from_edgelist(pd.DataFrame({"src": r.integers(0, n, m), "dst": r.integers(0, n, m)}))
+    src, dst = csr_edges(g)
+    x = r.random((n, k)).astype(np.float32)
+    w = r.random((m, 1)).astype(np.float32)
+    out = device.zeros((n, k), np.float32) if reduce == "sum" else device.full((n, k), 9.0, np.float32)
+    ops.edgemap(g, scaled, "acc", dict(x=device.asarray(x), w=device.asarray(w), acc=out),
+                reduce=reduce, direction="pull")
+    expected = np.zeros((n, k)) if reduce == "sum" else np.full((n, k), 9.0)
+    (np.add if reduce == "sum" else np.minimum).at(expected, dst, x[src] * w)
+    assert np.allclose(device.to_host(out), expected, rtol=1e-5)

@@ -63,6 +63,7 @@ class KernelSpec:
     mapping: str  # "warp" | "block" | "nfa"
     k: int
     group: int  # T, threads per property (1 for nfa)
+    coop: int  # pull, warp mapping: groups sharing one vertex's in-edges (1: a group each)
     block_size: int
     all_active: bool
     has_active_out: bool
@@ -219,9 +220,13 @@ class _Generator:
                 w(f"    acc{i}[f] = ident{i}")
             else:
                 w(f"acc{i} = ident{i}")
+        coop = spec.coop
         w(f"if {valid}:" if nfa else f"if {valid} and f < {spec.k}:")
         w.indent()
-        w("for p in range(offsets[v], offsets[v + 1]):")
+        if coop > 1:  # the unit's groups take every coop-th in-edge
+            w(f"for p in range(offsets[v] + gi, offsets[v + 1], {coop}):")
+        else:
+            w("for p in range(offsets[v], offsets[v + 1]):")
         w.indent()
         w("u = indices[p]")
         w(f"if {self.active('u')}:")
@@ -244,10 +249,31 @@ class _Generator:
         w("ret = True")
         w.dedent()
         w.dedent()
+        w.dedent()
+        if coop > 1:
+            # combine the partial aggregates of the unit's groups: a butterfly over the lanes
+            # T, 2T, .. apart, so every group ends with the whole aggregate of its feature
+            d = spec.group
+            w("hit = 1 if ret else 0")
+            while d < spec.group * coop:
+                for i, s in self.edge_steps:
+                    w(f"other = cuda.shfl_xor_sync(umask, acc{i}, {d})")
+                    if s.reduce == "sum":
+                        w(f"acc{i} += other")
+                    else:
+                        cmp = "<" if s.reduce == "min" else ">"
+                        w(f"if other {cmp} acc{i}:")
+                        w(f"    acc{i} = other")
+                w(f"hit |= cuda.shfl_xor_sync(umask, hit, {d})")
+                d *= 2
+            w("ret = hit != 0")
         # store: one writer per (v, f), no atomics
+        lead = " and gi == 0" if coop > 1 else ""
         any_minmax = any(s.reduce != "sum" for _, s in self.edge_steps)
         if any_minmax:
             w("improved = False")
+        w(f"if {valid}{lead}:" if nfa else f"if {valid} and f < {spec.k}{lead}:")
+        w.indent()
         if nfa:
             w(f"for f in range({spec.k}):")
             w.indent()
@@ -263,16 +289,18 @@ class _Generator:
                 w("    improved = True")
         if nfa:
             w.dedent()
+        w.dedent()
         if any_minmax:
             w("ret = improved")
-        w.dedent()
         if not self.vertex_steps:  # the edge group is last: it decides activation
             if spec.mapping == "warp":
-                w("go = group_any(ret, gmask)")
+                w("go = group_any(ret, gmask)" + lead)
             elif spec.mapping == "block":
                 w("go = block_group_any(ret, g, f, flags)")
             else:
                 w("go = ret")
+        elif coop > 1:
+            w("go = gi == 0  # the unit's first group runs the vertex steps")
 
     # -- push: atomics into the destinations ---------------------------------------------
 
@@ -314,12 +342,15 @@ class _Generator:
             self.activation_code()
             w("v += stride")
         elif spec.mapping == "warp":
-            T = spec.group
+            T, W = spec.group, spec.group * spec.coop  # W lanes (coop groups) per vertex
             w("lane = cuda.laneid")
             w(f"f = lane & {T - 1}")
             w(f"gmask = lane_group_mask(lane, {T})")
-            w(f"stride = (cuda.gridDim.x * cuda.blockDim.x) // {T}")
-            w(f"v = cuda.grid(1) // {T}")
+            if spec.coop > 1:
+                w(f"gi = (lane & {W - 1}) // {T}")
+                w(f"umask = lane_group_mask(lane, {W})")
+            w(f"stride = (cuda.gridDim.x * cuda.blockDim.x) // {W}")
+            w(f"v = cuda.grid(1) // {W}")
             w("while v < n:")
             w.indent()
             w(f"go = {self.first_go('v')}")
