@@ -106,8 +106,13 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         weights = g.edge_weights
     clamped = props.column(labelled & bool(clamp))
     lp = props.copy(lp0)
+    # a change-driven aggregate is adjusted by many small changes: float32 would drop those
+    # reaching high in-degree vertices (their aggregate's ulp outgrows the changes), so keep it
+    # in float64
+    aggr_dtype = np.float64 if change_driven else np.float32
     args = dict(weights=weights, k=int(k), alpha=float(alpha), lp0=lp0, clamped=clamped,
-                aggr=props.vertex_property(g, K), prob=props.vertex_property(g, K),
+                aggr=props.vertex_property(g, K, dtype=aggr_dtype),
+                prob=props.vertex_property(g, K),
                 lp_next=props.vertex_property(g, K))
     update = [ops.Normalize("aggr", "prob", k), ops.Vertex(mix), ops.Normalize("lp_next", None, k),
               ops.Vertex(settle)]
@@ -123,7 +128,7 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
     push_fold = fold and direction == "push"
     if push_fold:  # the folded push kernel reads a complete aggregate: prime it
         ops.edgemap(g, weighted_label, "aggr", dict(args, rows=lp), direction="push", **opts)
-        aggr_spare = props.vertex_property(g, K)
+        aggr_spare = props.vertex_property(g, K, dtype=aggr_dtype)
 
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, direction=direction))

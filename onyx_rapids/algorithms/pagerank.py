@@ -69,7 +69,9 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
 
     rank = props.vertex_property(g, 1, 1.0 / n)
     args = dict(
-        inv_out_weight=props.inverse_or_zero(outw), acc=props.vertex_property(g, 1),
+        inv_out_weight=props.inverse_or_zero(outw),
+        # change-driven: float64, so small changes still register on large aggregates
+        acc=props.vertex_property(g, 1, dtype=np.float64 if change_driven else np.float32),
         rank_next=props.vertex_property(g, 1), teleport=(1.0 - alpha) / n, alpha=float(alpha),
         dangling=props.scalar(),
     )
@@ -87,7 +89,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
     if push_fold:
         # the folded push kernel runs [update v, push v's new share]: prime the first aggregate
         ops.edgemap(g, edge_fn, "acc", dict(args, rank=rank), direction="push", **opts)
-        acc_spare = props.vertex_property(g, 1)
+        acc_spare = props.fill(props.copy(args["acc"]), 0.0)
 
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, direction=direction))

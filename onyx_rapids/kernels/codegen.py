@@ -378,10 +378,11 @@ class _Generator:
         T, gpb = spec.group, spec.block_size // spec.group
         w(f"flags = cuda.shared.array({gpb}, int32)")
         if any(s.kind == "normalize" for s in spec.steps):
-            # one scratch per normalized dtype would be needed for mixed types; properties
-            # are float32 throughout, so one float32 buffer serves every normalize step
-            w(f"scratch = cuda.shared.array({spec.block_size}, float32)")
-            self.ns["float32"] = np.float32
+            # one buffer serves every normalize step: float64 when one of them sums float64
+            wide = any(np.dtype(self.dtypes[s.source]) == np.float64
+                       for s in spec.steps if s.kind == "normalize")
+            w(f"scratch = cuda.shared.array({spec.block_size}, scratch_dtype)")
+            self.ns["scratch_dtype"] = np.float64 if wide else np.float32
         w(f"g = cuda.threadIdx.x // {T}")
         w(f"f = cuda.threadIdx.x - g * {T}")
         w(f"gstart = g * {T}")
