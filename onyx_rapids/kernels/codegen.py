@@ -169,7 +169,7 @@ class _Generator:
                     w(f"    r = {_call(i, s, 'f, v')}")
                     if spec.mapping == "warp":
                         w("go = group_any(r, gmask)")
-                        w("cuda.syncwarp(gmask)")
+                        w("cuda.syncwarp()")
                     else:
                         w("go = block_group_any(r, g, f, flags)")
             else:  # normalize
@@ -200,7 +200,7 @@ class _Generator:
                     w(f"if go and f < {spec.k}:")
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
                     if spec.mapping == "warp":
-                        w("cuda.syncwarp(gmask)")
+                        w("cuda.syncwarp()")
                     else:
                         w("cuda.syncthreads()")
 
@@ -300,7 +300,7 @@ class _Generator:
             else:
                 w("go = ret")
         elif coop > 1:
-            w("go = gi == 0  # the unit's first group runs the vertex steps")
+            w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
 
     # -- push: atomics into the destinations ---------------------------------------------
 
@@ -343,21 +343,27 @@ class _Generator:
             w("v += stride")
         elif spec.mapping == "warp":
             T, W = spec.group, spec.group * spec.coop  # W lanes (coop groups) per vertex
+            units = 32 // W
             w("lane = cuda.laneid")
             w(f"f = lane & {T - 1}")
             w(f"gmask = lane_group_mask(lane, {T})")
             if spec.coop > 1:
                 w(f"gi = (lane & {W - 1}) // {T}")
-                w(f"umask = lane_group_mask(lane, {W})")
-            w(f"stride = (cuda.gridDim.x * cuda.blockDim.x) // {W}")
-            w(f"v = cuda.grid(1) // {W}")
-            w("while v < n:")
+                w("umask = FULL")
+            # a warp-uniform loop: every lane reaches every collective, so the warp stays
+            # converged (lanes past n take part with valid = False)
+            w(f"vb = (cuda.grid(1) // 32) * {units}")
+            w(f"while vb < n:")
             w.indent()
-            w(f"go = {self.first_go('v')}")
-            self.pull_edges_code("True")
-            self.vertex_steps_code("True")
+            w(f"v = vb + lane // {W}")
+            w("valid = v < n")
+            w("go = False")
+            w("if valid:")
+            w(f"    go = {self.first_go('v')}")
+            self.pull_edges_code("valid")
+            self.vertex_steps_code("valid")
             self.activation_code()
-            w("v += stride")
+            w(f"vb += (cuda.gridDim.x * cuda.blockDim.x // 32) * {units}")
         else:
             self.block_prologue()
             w("while vb < n:")

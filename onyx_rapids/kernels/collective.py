@@ -47,8 +47,12 @@ def mark_active(bits, v):
 
 @cuda.jit(device=True)
 def group_any(pred, gmask):
-    """``any_feature_updated``: True on every lane of the group if any lane's ``pred`` is."""
-    return (cuda.ballot_sync(gmask, pred) & gmask) != 0
+    """``any_feature_updated``: True on every lane of the group if any lane's ``pred`` is.
+
+    Every lane of the warp must call it (a full-warp ballot keeps the warp converged; asking
+    each group's lanes alone would split the warp into as many convergence groups).
+    """
+    return (cuda.ballot_sync(FULL_MASK, pred) & gmask) != 0
 
 
 @cuda.jit(device=True)
@@ -57,12 +61,14 @@ def group_segment_sum(x, f, segment, T, gmask):
 
     A segmented inclusive scan with ``shfl_up_sync`` (log2 T steps), then a broadcast of the
     segment's last lane, so ``segment`` need not be a power of two.  Lanes with ``f`` past the
-    last full segment form a partial segment of their own; callers ignore their result.
+    last full segment form a partial segment of their own; callers ignore their result.  Every
+    lane of the warp calls it: the shuffles name the whole warp (``gmask`` is kept for the
+    signature) and the position test keeps each segment to its own lanes.
     """
     pos = f % segment
     d = 1
     while d < T:
-        y = cuda.shfl_up_sync(gmask, x, d)
+        y = cuda.shfl_up_sync(FULL_MASK, x, d)
         if pos >= d:
             x += y
         d *= 2
@@ -70,7 +76,7 @@ def group_segment_sum(x, f, segment, T, gmask):
     if last > T - 1:
         last = T - 1
     base = cuda.laneid - f
-    return cuda.shfl_sync(gmask, x, base + last)
+    return cuda.shfl_sync(FULL_MASK, x, base + last)
 
 
 @cuda.jit(device=True)
@@ -79,7 +85,7 @@ def group_segment_max(x, f, segment, T, gmask):
     pos = f % segment
     d = 1
     while d < T:
-        y = cuda.shfl_up_sync(gmask, x, d)
+        y = cuda.shfl_up_sync(FULL_MASK, x, d)
         if pos >= d and y > x:
             x = y
         d *= 2
@@ -87,7 +93,7 @@ def group_segment_max(x, f, segment, T, gmask):
     if last > T - 1:
         last = T - 1
     base = cuda.laneid - f
-    return cuda.shfl_sync(gmask, x, base + last)
+    return cuda.shfl_sync(FULL_MASK, x, base + last)
 
 
 @cuda.jit(device=True)
