@@ -196,10 +196,10 @@ class Graph:
     def from_cugraph(cls, G) -> "Graph":
         """A graph from a single-GPU ``cugraph.Graph``, on the device with no host round trip.
 
-        Reads cuGraph's stored edges (``G.decompress_to_edgelist()``, which maps cuGraph's
-        internal numbering back to the original ids) and its vertex list (isolated vertices
-        included). Undirected graphs come symmetric from cuGraph and are stored as they are.
-        cuGraph drops parallel edges unless ``G`` is a ``cugraph.MultiGraph``.
+        Reads the edge list ``G`` keeps in original ids (``G.view_edge_list()``, a device
+        frame) and its vertex list (isolated vertices included); undirected edges are stored
+        both ways as in :meth:`from_edgelist`. cuGraph drops parallel edges unless ``G`` is a
+        ``cugraph.MultiGraph``.
 
         >>> import cudf, cugraph  # doctest: +SKIP
         >>> G = cugraph.Graph(directed=True)  # doctest: +SKIP
@@ -211,10 +211,7 @@ class Graph:
         from . import io
 
         src, dst, weights, names, directed, extra = io.read_cugraph(G)
-        return cls._from_ids(
-            src, dst, weights, names, directed=directed, extra_vertices=extra,
-            symmetric_input=not directed,
-        )
+        return cls._from_ids(src, dst, weights, names, directed=directed, extra_vertices=extra)
 
     # ------------------------------------------------------------------ building
 

@@ -513,7 +513,8 @@ def read_csr(offsets, indices=None, weights=None):
 def read_cugraph(G):
     """Edges and vertices of a single-GPU cugraph.Graph in original ids, on the device.
 
-    Returns (src int64, dst int64, weights (m, 1) float32 | None, names, directed, vertices).
+    Returns (src int64, dst int64, weights (m, 1) float32 | None, names, directed, vertices);
+    undirected edges come once each (the caller stores both directions).
     """
     try:
         import cugraph
@@ -533,11 +534,14 @@ def read_cugraph(G):
                           "cuGraph, or pass G.view_edge_list() to Graph.from_edgelist")
     directed = bool(G.is_directed())
     weighted = bool(G.is_weighted())
-    # Stored edges (symmetric for undirected graphs) in original ids; the number map is applied
-    # on the device by cuGraph.
-    edges = G.decompress_to_edgelist(return_unrenumbered_edgelist=True)
+    # The edge list G keeps in original ids, each undirected edge once (a device frame). Not
+    # decompress_to_edgelist(): after a cuGraph algorithm that wants transposed storage (such
+    # as pagerank) it returns the edges reversed, with nothing on G saying so (seen with
+    # cuGraph 26.10).
+    edges = G.view_edge_list()
+    columns = list(edges.columns)
     src, dst, weights, _ = read_edgelist(
-        edges, "src", "dst", "weight" if weighted and "weight" in edges.columns else None
+        edges, columns[0], columns[1], columns[2] if weighted and len(columns) > 2 else None
     )
     names = []
     if weights is not None:

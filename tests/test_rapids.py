@@ -57,7 +57,7 @@ def test_pagerank_matches_cugraph(change_driven):
     G = cugraph.Graph(directed=True)
     G.from_cudf_edgelist(frame, source="src", destination="dst")
     theirs = cugraph.pagerank(G, alpha=0.85, tol=1e-9, max_iter=500).to_pandas()
-    g = Graph.from_cugraph(G)
+    g = Graph.from_cugraph(G)  # after a cuGraph algorithm changed G's storage: same graph
     ours = pagerank(g, tol=1e-7, max_iter=500, change_driven=change_driven).to_pandas()
     same = pagerank(Graph.from_edgelist(edges, "src", "dst"), tol=1e-7, max_iter=500,
                     change_driven=change_driven).to_pandas()
