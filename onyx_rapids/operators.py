@@ -220,9 +220,13 @@ def foldmap(
     feature_aware: bool = True,
     block_size: int | None = None,
     max_blocks: int | None = None,
+    scratch: int = 0,
 ):
     """Run ``steps`` (Edge / Vertex / Normalize) as one generated kernel; see the module doc.
 
+    ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
+    float32 of shared memory, alive for the whole kernel: functions that take a parameter
+    named ``scratch`` receive it, so one step can leave values for the next (ONYX 6.2.1).
     Returns ``active_out``.
     """
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
@@ -234,6 +238,10 @@ def foldmap(
     if not steps:
         raise ValueError("steps must hold at least one Edge, Vertex or Normalize step")
     args = _prepare_args(args)
+    if "scratch" in args:
+        raise ValueError("args key 'scratch' is reserved: pass scratch=N to get shared memory")
+    if not isinstance(scratch, (int, np.integer)) or scratch < 0:
+        raise ValueError(f"scratch must be a non-negative number of floats, got {scratch!r}")
     n = g.n
     _check_bits(active_in, n, "active_in")
     _check_bits(active_out, n, "active_out")
@@ -288,6 +296,8 @@ def foldmap(
             specs.append(codegen.StepSpec("normalize", into=into, source=s.source, segment=segment))
             functions.append(None)
         for name in specs[-1].params:
+            if name == "scratch" and scratch:
+                continue
             if name not in args:
                 raise ValueError(
                     f"{_py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
@@ -317,6 +327,11 @@ def foldmap(
         else:
             aliases.append((name, twin))
     names = tuple(names)
+    if scratch and (block // group) * scratch * 4 > 48 * 1024:
+        raise ValueError(
+            f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
+            "48 KiB of shared memory; lower scratch or block_size"
+        )
     coop = 1
     if mapping == "warp" and direction == "pull" and has_edges:
         # several groups of a warp share a vertex's in-edges, about one edge per group
@@ -329,6 +344,7 @@ def foldmap(
         group=group,
         coop=coop,
         block_size=block,
+        scratch=int(scratch),
         all_active=active_in is None,
         has_active_out=active_out is not None,
         arg_names=names,

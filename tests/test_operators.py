@@ -197,3 +197,30 @@ def test_pull_with_a_warp_sharing_each_vertex(k, reduce):
     expected = np.zeros((n, k)) if reduce == "sum" else np.full((n, k), 9.0)
     (np.add if reduce == "sum" else np.minimum).at(expected, dst, x[src] * w)
     assert np.allclose(device.to_host(out), expected, rtol=1e-5)
+
+
+@cuda.jit(device=True)
+def leave_doubled(f, v, x, scratch):
+    scratch[f] = 2.0 * x[v, f]
+    return True
+
+
+@cuda.jit(device=True)
+def take_neighbour(f, v, out, scratch, k):
+    out[v, f] = scratch[(f + 1) % k]
+    return True
+
+
+@pytest.mark.parametrize("k, fa", [(4, True), (40, True), (4, False)])
+def test_foldmap_scratch_hands_values_between_steps(k, fa):
+    g = build("directed", seed=7)
+    x = rng.random((g.n, k)).astype(np.float32)
+    out = device.zeros((g.n, k), np.float32)
+    ops.foldmap(g, [ops.Vertex(leave_doubled), ops.Vertex(take_neighbour)],
+                dict(x=device.asarray(x), out=out, k=k), k=k, scratch=k, feature_aware=fa)
+    assert np.allclose(device.to_host(out), 2 * np.roll(x, -1, axis=1))
+    with pytest.raises(ValueError, match="scratch"):
+        ops.foldmap(g, [ops.Vertex(leave_doubled)], dict(x=device.asarray(x)), k=k)
+    with pytest.raises(ValueError, match="48 KiB"):
+        ops.foldmap(g, [ops.Vertex(leave_doubled)], dict(x=device.asarray(x)), k=k,
+                    scratch=100_000)

@@ -65,6 +65,7 @@ class KernelSpec:
     group: int  # T, threads per property (1 for nfa)
     coop: int  # pull, warp mapping: groups sharing one vertex's in-edges (1: a group each)
     block_size: int
+    scratch: int  # shared-memory floats per feature group (per thread for nfa) given as `scratch`
     all_active: bool
     has_active_out: bool
     arg_names: tuple
@@ -144,6 +145,15 @@ class _Generator:
         self.w.indent()
         for name, twin in self.spec.aliases:
             self.w(f"{name} = {twin}")
+        if self.spec.scratch:
+            # ONYX 6.2.1: each feature group gets its own slice of shared memory, alive for the
+            # whole folded kernel, so its functions can hand values to each other
+            per = self.spec.scratch
+            owners = self.spec.block_size // self.spec.group
+            self.w(f"scratch_all = cuda.shared.array({owners * per}, float32)")
+            self.w(f"sg = cuda.threadIdx.x // {self.spec.group}")
+            self.w(f"scratch = scratch_all[sg * {per}:(sg + 1) * {per}]")
+            self.ns["float32"] = np.float32
 
     # -- vertex and normalize steps ------------------------------------------------------
 
