@@ -39,10 +39,11 @@ def _probabilities(df, K):
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=_ids)
-def test_fixed_iterations_match_oracle(variant):
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def test_fixed_iterations_match_oracle(kind, variant):
     """Every variant computes the same iteration (change-driven: up to its push threshold)."""
     fa, cd, fold, direction = variant
-    g = build("directed", seed=3)
+    g = build(kind, seed=3)
     k = 3
     seeds, lp0, labelled = _seeds(g, k)
     src, dst = csr_edges(g)
