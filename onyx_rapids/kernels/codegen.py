@@ -100,6 +100,15 @@ def _identity(reduce: str, dtype: np.dtype):
     return dtype.type(info.max if reduce == "min" else info.min)
 
 
+def _combine(w, reduce: str, target: str, value: str):
+    """Emit ``target = reduce(target, value)``."""
+    if reduce == "sum":
+        w(f"{target} += {value}")
+    else:
+        w(f"if {value} {'<' if reduce == 'min' else '>'} {target}:")
+        w(f"    {target} = {value}")
+
+
 def _call(step_index: int, step: StepSpec, head: str) -> str:
     args = ", ".join((head,) + step.params)
     return f"fn{step_index}({args})"
@@ -248,12 +257,7 @@ class _Generator:
         for i, s in self.edge_steps:
             a = f"acc{i}[f]" if nfa else f"acc{i}"
             w(f"val = {_call(i, s, 'f, u, v, e')}")
-            if s.reduce == "sum":
-                w(f"{a} += val")
-            else:
-                cmp = "<" if s.reduce == "min" else ">"
-                w(f"if val {cmp} {a}:")
-                w(f"    {a} = val")
+            _combine(w, s.reduce, a, "val")
         if nfa:
             w.dedent()
         w("ret = True")
@@ -268,12 +272,7 @@ class _Generator:
             while d < spec.group * coop:
                 for i, s in self.edge_steps:
                     w(f"other = cuda.shfl_xor_sync(umask, acc{i}, {d})")
-                    if s.reduce == "sum":
-                        w(f"acc{i} += other")
-                    else:
-                        cmp = "<" if s.reduce == "min" else ">"
-                        w(f"if other {cmp} acc{i}:")
-                        w(f"    acc{i} = other")
+                    _combine(w, s.reduce, f"acc{i}", "other")
                 w(f"hit |= cuda.shfl_xor_sync(umask, hit, {d})")
                 d *= 2
             w("ret = hit != 0")
