@@ -362,31 +362,27 @@ class _Generator:
             # a warp-uniform loop: every lane reaches every collective, so the warp stays
             # converged (lanes past n take part with valid = False)
             w(f"vb = (cuda.grid(1) // 32) * {units}")
-            w(f"while vb < n:")
-            w.indent()
-            w(f"v = vb + lane // {W}")
-            w("valid = v < n")
-            w("go = False")
-            w("if valid:")
-            w(f"    go = {self.first_go('v')}")
-            self.pull_edges_code("valid")
-            self.vertex_steps_code("valid")
-            self.activation_code()
-            w(f"vb += (cuda.gridDim.x * cuda.blockDim.x // 32) * {units}")
+            self.pull_uniform_loop(f"vb + lane // {W}",
+                                   f"(cuda.gridDim.x * cuda.blockDim.x // 32) * {units}")
         else:
             self.block_prologue()
-            w("while vb < n:")
-            w.indent()
-            w("v = vb + g")
-            w("valid = v < n")
-            w("go = False")
-            w("if valid:")
-            w(f"    go = {self.first_go('v')}")
-            self.pull_edges_code("valid")
-            self.vertex_steps_code("valid")
-            self.activation_code()
-            w(f"vb += cuda.gridDim.x * {spec.block_size // spec.group}")
+            self.pull_uniform_loop("vb + g", f"cuda.gridDim.x * {spec.block_size // spec.group}")
         return w.text()
+
+    def pull_uniform_loop(self, vertex: str, step: str):
+        """The pull loop shared by the group mappings: uniform over the warp (or block)."""
+        w = self.w
+        w("while vb < n:")
+        w.indent()
+        w(f"v = {vertex}")
+        w("valid = v < n")
+        w("go = False")
+        w("if valid:")
+        w(f"    go = {self.first_go('v')}")
+        self.pull_edges_code("valid")
+        self.vertex_steps_code("valid")
+        self.activation_code()
+        w(f"vb += {step}")
 
     def block_prologue(self):
         spec, w = self.spec, self.w
