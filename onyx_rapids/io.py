@@ -605,6 +605,20 @@ def read_table_matrix(df, rows: int, what: str, name: str = "values", columns=No
     return xp.ascontiguousarray(xp.stack(cols, axis=1))
 
 
+def label_columns(df) -> list:
+    """The label columns of a seed frame: ``label`` (one partition) or ``label_0``.. (P)."""
+    kind = _require_frame(df, "labels")
+    names = [c for c in _column_names(df, kind) if c != "vertex"]
+    if "label" in names:
+        return ["label"]
+    numbered = sorted((c for c in names if isinstance(c, str) and c.startswith("label_")
+                       and c[6:].isdigit()), key=lambda c: int(c[6:]))
+    if not numbered or [int(c[6:]) for c in numbered] != list(range(len(numbered))):
+        raise ValueError(f"labels: the frame needs a 'label' column, or 'label_0'..'label_<P-1>' "
+                         f"for P partitions (it has {names})")
+    return numbered
+
+
 def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str = "vertex",
                       complete: bool = True, dtype=np.float32):
     """Per-vertex values from a frame keyed by the ``vertex`` column (original ids).

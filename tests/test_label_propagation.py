@@ -119,7 +119,7 @@ def test_bad_inputs():
         label_propagation(g, seeds.assign(label=[0, 1, 2]), 2)
     with pytest.raises(ValueError, match="'vertex'"):
         label_propagation(g, seeds.rename(columns={"vertex": "id"}), 3)
-    with pytest.raises(ValueError, match="not in the graph|not a vertex|unknown"):
+    with pytest.raises(ValueError, match="not vertices of the graph"):
         label_propagation(g, seeds.assign(vertex=[123456789123, 1, 2]), 3)
     weighted = build("directed", seed=5, weights=2)
     seeds2, _, _ = _seeds(weighted, 3)
@@ -127,3 +127,14 @@ def test_bad_inputs():
         label_propagation(weighted, seeds2, 3)  # 1 partition, 2 weight columns
     with pytest.raises(ValueError, match="multiple of k"):
         label_propagation(g, np.ones((g.n, 5), dtype=np.float32), 3)
+
+
+def test_label_frame_errors_name_the_problem():
+    g = build("directed", seed=3)
+    seeds, _, _ = _seeds(g, 3)
+    with pytest.raises(ValueError, match="'label' column"):
+        label_propagation(g, seeds.rename(columns={"label": "class"}), 3)
+    with pytest.raises(TypeError, match="integers"):
+        label_propagation(g, seeds.assign(label=[0.5, 1.0, 2.0]), 3)
+    with pytest.raises(ValueError, match="more than once"):
+        label_propagation(g, pd.concat([seeds, seeds]), 3)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import device, frontier, operators as ops, properties as props
+from .. import device, frontier, io, operators as ops, properties as props
 from ._common import Info, check_common, finish, resolve_direction
 
 
@@ -47,28 +47,21 @@ def _initial_labels(g, labels, k):
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
     xp = device.xp
-    if hasattr(labels, "columns"):
-        cols = [c for c in labels.columns if c != "vertex"]
-        if "vertex" not in labels.columns or not cols:
-            raise ValueError("labels frame needs a 'vertex' column and 'label' or 'label_0'.. columns")
-        names = ["label"] if "label" in cols else sorted(c for c in cols if c.startswith("label_"))
-        if not names:
-            raise ValueError(f"labels frame has no 'label' or 'label_<p>' column (has {cols})")
-        ids = g.to_internal(labels["vertex"])
-        classes = np.stack([np.asarray(device.to_host(labels[c].to_numpy()), dtype=np.float64)
-                            for c in names], axis=1)
-        if not np.isfinite(classes).all() or (classes != np.round(classes)).any() or \
-                classes.min() < 0 or classes.max() >= k:
-            raise ValueError(f"labels must be integer classes in [0, {k}), got {np.unique(classes)}")
+    if io.is_frame(labels):
+        names = io.label_columns(labels)
+        ids, classes = io.read_vertex_frame(g, labels, names, name="labels", complete=False,
+                                            dtype=np.int64)
+        if classes.size and (int(classes.min()) < 0 or int(classes.max()) >= k):
+            raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
+                             f"{int(classes.min())} to {int(classes.max())}")
         P = len(names)
-        lp0 = np.full((g.n, P * k), 1.0 / k, dtype=np.float32)
-        ids_h = device.to_host(ids).astype(np.int64)
-        lp0[ids_h] = 0.0
+        lp0 = xp.full((g.n, P * k), 1.0 / k, dtype=np.float32)
+        lp0[ids] = 0.0
         for p in range(P):
-            lp0[ids_h, p * k + classes[:, p].astype(np.int64)] = 1.0
-        labelled = np.zeros(g.n, dtype=bool)
-        labelled[ids_h] = True
-        return xp.asarray(lp0), xp.asarray(labelled), P
+            lp0[ids, p * k + classes[:, p]] = 1.0
+        labelled = xp.zeros(g.n, dtype=bool)
+        labelled[ids] = True
+        return lp0, labelled, P
     lp0 = g.vertex_property(labels, name="labels")
     if lp0.shape[1] % k:
         raise ValueError(f"labels has {lp0.shape[1]} columns, not a multiple of k={k}")
