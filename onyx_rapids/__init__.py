@@ -10,8 +10,9 @@ chosen at import; see :mod:`onyx_rapids.device`.
 
 from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
 from . import datasets, frontier, operators, properties
+from .algorithms.feature_propagation import feature_propagation
 from .algorithms.label_propagation import label_propagation
-from .algorithms.pagerank import pagerank
+from .algorithms.pagerank import pagerank, personalized_pagerank
 from .graph import Graph
 from .operators import Edge, Normalize, Vertex, edgemap, foldmap, vertexmap
 
@@ -21,6 +22,6 @@ ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
 
 __all__ = [
     "ALGORITHMS", "Edge", "Graph", "Normalize", "Vertex", "datasets", "device", "edgemap",
-    "foldmap", "frontier", "label_propagation", "operators", "pagerank", "properties",
-    "vertexmap",
+    "feature_propagation", "foldmap", "frontier", "label_propagation", "operators", "pagerank",
+    "personalized_pagerank", "properties", "vertexmap",
 ]

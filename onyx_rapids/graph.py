@@ -297,6 +297,26 @@ class Graph:
 
     # ------------------------------------------------------------------ derived arrays
 
+    def simple_undirected(self) -> "Graph":
+        """The simple undirected view: directions dropped, parallel edges merged, self-loops
+        removed, every vertex kept (the graph of APPNP's A and of core numbers). Cached.
+
+        >>> Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 2], "dst": [2, 1, 2]})
+        ...                     ).simple_undirected().m   # doctest: +SKIP
+        2
+        """
+        if getattr(self, "_simple", None) is None:
+            src = self.edge_sources.astype(np.int64)
+            dst = self.out_indices.astype(np.int64)
+            keep = src != dst
+            low = xp.minimum(src[keep], dst[keep])
+            high = xp.maximum(src[keep], dst[keep])
+            pairs = xp.unique(low * self.n + high)
+            low, high = pairs // self.n, pairs % self.n
+            self._simple = Graph._from_ids(self.vertices[low], self.vertices[high], None, [],
+                                           directed=False, extra_vertices=self.vertices)
+        return self._simple
+
     @property
     def edge_sources(self):
         """The internal source vertex of each edge, in CSR order (m,)."""

@@ -40,15 +40,25 @@ def column(values, dtype=FLOAT):
     return device.xp.ascontiguousarray(device.xp.asarray(values, dtype=dtype).reshape(-1, 1))
 
 
-def dot_into(out, a, weights):
-    """``out[0] = sum_v a[v, 0] * weights[v]``, kept on the device (no host round trip)."""
-    out[0] = device.xp.dot(a[:, 0].astype(np.float64), weights)
+def vector(k: int, value: float = 0.0, dtype=FLOAT):
+    """A length-``k`` device array (one value per feature, read by kernels in place)."""
+    return device.full((int(k),), value, dtype)
+
+
+def dot_into(out, weights, a):
+    """``out[f] = sum_v weights[v] * a[v, f]`` in float64, kept on the device."""
+    out[...] = device.xp.dot(weights, a.astype(np.float64))
     return out
 
 
 def l1_change(a, b) -> float:
     """``sum |a - b|`` in float64 (reads one number back)."""
     return float(device.xp.abs(a.astype(np.float64) - b).sum())
+
+
+def max_l1_change(a, b) -> float:
+    """The largest per-feature L1 change ``max_f sum_v |a[v, f] - b[v, f]|`` (float64)."""
+    return float(device.xp.abs(a.astype(np.float64) - b).sum(axis=0).max())
 
 
 def max_change(a, b) -> float:

@@ -1,11 +1,14 @@
-"""PageRank (ALGORITHMS.md item 1).
+"""PageRank and personalized PageRank (ALGORITHMS.md items 1 and 2), one iteration for both.
 
-    pr^i(v) = (1 - alpha) / n + alpha * ( sum_{u in N-(v)} pr^{i-1}(u) w(u,v) / outw(u) + D / n )
+    x^i_f(v) = alpha * ( sum_{u in N-(v)} x^{i-1}_f(u) w(u,v) / outw(u) + D_f t_f(v) )
+               + (1 - alpha) t_f(v)
 
-with D the rank of the dangling vertices.  Change-driven mode is PageRank-Delta (ONYX 4.2):
-``acc(v)`` keeps the sum over in-neighbours of their last *pushed* rank share; a vertex pushes
-the change since its last push only when it exceeds ``tol / n`` (PageRank's ``tol`` bounds the
-L1 change of the whole vector), so the unpushed remainder stays below that bound.
+with D_f the mass of feature f on dangling vertices and t_f the teleport vector: uniform 1/n for
+PageRank (k = 1), e_{s_f} for the PageRank personalized to source s_f (k sources at once, one
+n x k property).  Change-driven mode is PageRank-Delta (ONYX 4.2): ``acc(v)`` keeps the sum over
+in-neighbours of their last *pushed* share; a vertex pushes the change since its last push only
+when some feature moved by more than ``tol / n`` (``tol`` bounds a feature's L1 change), so the
+unpushed remainder stays below that bound.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import frontier, operators as ops, properties as props
+from .. import device, frontier, operators as ops, properties as props
 from ._common import Info, check_common, finish, resolve_direction
 
 
@@ -28,22 +31,32 @@ def weighted_share(f, u, v, e, rank, inv_out_weight, weights):
 
 
 @cuda.jit(device=True)
-def update(f, v, acc, rank_next, teleport, alpha, dangling):
-    rank_next[v, f] = teleport + alpha * (acc[v, f] + dangling[0])
+def teleport(f, v, sources, uniform):
+    if sources[f] < 0:
+        return uniform
+    return 1.0 if v == sources[f] else 0.0
+
+
+@cuda.jit(device=True)
+def update(f, v, acc, rank_next, alpha, dangling, sources, uniform):
+    t = teleport(f, v, sources, uniform)
+    rank_next[v, f] = alpha * (acc[v, f] + dangling[f] * t) + (1.0 - alpha) * t
     acc[v, f] = 0.0
     return True
 
 
 @cuda.jit(device=True)
-def update_delta(f, v, acc, rank_next, pushed, delta_next, teleport, alpha, dangling, eps):
-    r = teleport + alpha * (acc[v, f] + dangling[0])
-    rank_next[v, f] = r
-    change = r - pushed[v, f]
-    if abs(change) > eps:
-        delta_next[v, f] = change
-        pushed[v, f] = r
-        return True
-    return False
+def update_changed(f, v, acc, rank_next, pushed, alpha, dangling, sources, uniform, eps):
+    t = teleport(f, v, sources, uniform)
+    rank_next[v, f] = alpha * (acc[v, f] + dangling[f] * t) + (1.0 - alpha) * t
+    return abs(rank_next[v, f] - pushed[v, f]) > eps
+
+
+@cuda.jit(device=True)
+def commit(f, v, rank_next, pushed, delta_next):
+    delta_next[v, f] = rank_next[v, f] - pushed[v, f]
+    pushed[v, f] = rank_next[v, f]
+    return True
 
 
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_aware=True,
@@ -57,34 +70,67 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
         >>> pagerank(g)["pagerank"].sum()   # doctest: +SKIP
         1.0
     """
+    sources = device.full(1, -1, np.int64)
+    rank, info = _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware,
+                          change_driven, fold, direction, block_size)
+    return finish(g, "pagerank", {"pagerank": rank[:, 0]}, info, return_info)
+
+
+def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
+                          feature_aware=True, change_driven=False, fold=False,
+                          direction="auto", block_size=None, return_info=False):
+    """PageRank personalized to each of ``sources`` (original ids), all k at once.
+
+    Returns ``vertex``, ``ppr_0``..``ppr_{k-1}``: column f is personalized to ``sources[f]``.
+
+    Example::
+
+        >>> personalized_pagerank(g, sources=[0, 33])[["ppr_0", "ppr_1"]].sum()   # doctest: +SKIP
+    """
+    ids = device.to_host(g.to_internal(np.asarray(sources).ravel()))
+    if ids.size == 0:
+        raise ValueError("sources must name at least one vertex")
+    internal = device.asarray(np.asarray(ids, dtype=np.int64))
+    rank, info = _iterate(g, internal, alpha, tol, max_iter, False, feature_aware,
+                          change_driven, fold, direction, block_size)
+    return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
+
+
+def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_driven, fold,
+             direction, block_size):
     check_common(tol, max_iter, alpha)
     direction = resolve_direction(direction, change_driven)
     if weighted and g.edge_weights is None:
         raise ValueError("weighted=True needs a graph built with weight=...")
-    n = g.n
+    n, k = g.n, int(sources.shape[0])
     weights = g.edge_weights[:, :1] if weighted else None
     outw = props.out_weight_sums(g, None if weights is None else weights[:, 0])
     edge_fn = weighted_share if weighted else share
-    dangling_weight = (outw == 0).astype(np.float64) / n
+    dangling_mask = (outw == 0).astype(np.float64)
 
-    rank = props.vertex_property(g, 1, 1.0 / n)
-    args = dict(
-        inv_out_weight=props.inverse_or_zero(outw),
-        # change-driven: float64, so small changes still register on large aggregates
-        acc=props.vertex_property(g, 1, dtype=np.float64 if change_driven else np.float32),
-        rank_next=props.vertex_property(g, 1), teleport=(1.0 - alpha) / n, alpha=float(alpha),
-        dangling=props.scalar(),
-    )
+    if int(sources[0]) < 0:
+        rank = props.vertex_property(g, 1, 1.0 / n)
+    else:
+        rank = props.vertex_property(g, k)
+        rank[sources, device.xp.arange(k)] = 1.0
+    # change-driven: the aggregate is adjusted by many small changes; float64 keeps them
+    acc_dtype = np.float64 if change_driven else np.float32
+    args = dict(inv_out_weight=props.inverse_or_zero(outw), alpha=float(alpha),
+                acc=props.vertex_property(g, k, dtype=acc_dtype),
+                rank_next=props.vertex_property(g, k), dangling=props.vector(k),
+                sources=sources, uniform=1.0 / n)
     if weighted:
         args["weights"] = weights
-    opts = dict(k=1, feature_aware=feature_aware, block_size=block_size)
+    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
     if change_driven:
         # everything is pushed once at the start: pushed = rank, delta = rank
-        args.update(pushed=props.copy(rank), delta_next=props.vertex_property(g, 1),
+        args.update(pushed=props.copy(rank), delta_next=props.vertex_property(g, k),
                     eps=float(tol) / n)
-        delta, active, step = props.copy(rank), frontier.full(n), update_delta
+        delta, active = props.copy(rank), frontier.full(n)
+        steps = [ops.Vertex(update_changed), ops.Vertex(commit)]
     else:
-        delta, active, step = None, None, update
+        delta, active = None, None
+        steps = [ops.Vertex(update)]
     push_fold = fold and direction == "push"
     if push_fold:
         # the folded push kernel runs [update v, push v's new share]: prime the first aggregate
@@ -94,7 +140,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, direction=direction))
     for info.iterations in range(1, int(max_iter) + 1):
-        props.dot_into(args["dangling"], rank, dangling_weight)
+        props.dot_into(args["dangling"], dangling_mask, rank)
         active_next = frontier.empty(n) if change_driven else None
         if push_fold:
             # pushes land in the next aggregate, which starts as this one (CD) or zero (bulk)
@@ -102,19 +148,19 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
                 acc_spare[...] = args["acc"]
             call = dict(args, acc_next=acc_spare,
                         rank=args["delta_next"] if change_driven else args["rank_next"])
-            ops.foldmap(g, [ops.Vertex(step), ops.Edge(edge_fn, "acc_next")], call,
+            ops.foldmap(g, steps + [ops.Edge(edge_fn, "acc_next")], call,
                         active_out=active_next, direction="push", **opts)
-            args["acc"], acc_spare = acc_spare, args["acc"]
+            args["acc"], acc_spare = acc_spare, args["acc"]  # bulk: update zeroed the old one
         else:
             call = dict(args, rank=delta if change_driven else rank)
             if fold:
-                ops.foldmap(g, [ops.Edge(edge_fn, "acc"), ops.Vertex(step)], call,
-                            active_in=active, active_out=active_next, direction="pull", **opts)
+                ops.foldmap(g, [ops.Edge(edge_fn, "acc")] + steps, call, active_in=active,
+                            active_out=active_next, direction="pull", **opts)
             else:
                 ops.edgemap(g, edge_fn, "acc", call, active_in=active, direction=direction,
                             **opts)
-                ops.vertexmap(g, step, call, active_out=active_next, **opts)
-        change = props.l1_change(args["rank_next"], rank)
+                ops.vertexmap(g, steps, call, active_out=active_next, **opts)
+        change = props.max_l1_change(args["rank_next"], rank)
         rank, args["rank_next"] = args["rank_next"], rank
         if change_driven:
             delta, args["delta_next"] = args["delta_next"], delta
@@ -122,4 +168,4 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
         if change < tol:
             info.converged = True
             break
-    return finish(g, "pagerank", {"pagerank": rank[:, 0]}, info, return_info)
+    return rank, info

@@ -1,0 +1,51 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import oracles_learning as oracles
+from graphs import build, csr_edges
+from onyx_rapids import Graph, device
+from onyx_rapids.algorithms.feature_propagation import feature_propagation
+
+
+def _matrix(df, k):
+    df = df.to_pandas() if hasattr(df, "to_pandas") else df
+    return df[[f"h_{f}" for f in range(k)]].to_numpy(dtype=np.float64)
+
+
+@pytest.mark.parametrize("fa, fold, direction", [(True, True, "pull"), (True, False, "push"),
+                                                  (False, True, "pull"), (False, False, "pull"),
+                                                  (True, False, "pull")])
+@pytest.mark.parametrize("k", [3, 40])
+def test_matches_oracle(k, fa, fold, direction):
+    g = build("directed", seed=8)  # multi-edges, a self-loop, both directions of some edges
+    src, dst = csr_edges(g)
+    X = np.random.default_rng(k).random((g.n, k)).astype(np.float32) - 0.3
+    expected = oracles.feature_propagation(g.n, src, dst, X, alpha=0.1, iterations=4)
+    df = feature_propagation(g, X, iterations=4, feature_aware=fa, fold=fold, direction=direction)
+    got = _matrix(df, k)
+    assert np.linalg.norm(got - expected) / np.linalg.norm(expected) <= 1e-5
+
+
+def test_zero_iterations_return_the_features_and_frame_input():
+    g = build("undirected", seed=2)
+    X = np.random.default_rng(1).random((g.n, 2)).astype(np.float32)
+    frame = pd.DataFrame({"vertex": device.to_host(g.vertices), "a": X[:, 0], "b": X[:, 1]})
+    assert np.allclose(_matrix(feature_propagation(g, frame, iterations=0), 2), X)
+
+
+def test_simple_undirected_view():
+    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 2, 3, 1], "dst": [2, 1, 2, 1, 2]}))
+    s = g.simple_undirected()
+    assert s.n == 3 and s.m == 4 and not s.directed  # {1,2} and {1,3}, both ways
+    assert device.to_host(s.out_degree).tolist() == [2, 1, 1]
+
+
+@pytest.mark.parametrize("kwargs, match", [(dict(alpha=1.5), "alpha"),
+                                           (dict(iterations=-1), "iterations")])
+def test_bad_arguments(kwargs, match):
+    g = build("undirected", seed=2)
+    with pytest.raises(ValueError, match=match):
+        feature_propagation(g, np.ones((g.n, 2), np.float32), **kwargs)
+    with pytest.raises(ValueError, match="features"):
+        feature_propagation(g, np.ones((g.n + 1, 2), np.float32))
