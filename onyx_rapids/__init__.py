@@ -12,6 +12,8 @@ from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda
 from . import datasets, frontier, operators, properties
 from .algorithms.feature_propagation import feature_propagation
 from .algorithms.label_propagation import label_propagation
+from .algorithms.multi_manifold_ranking import multi_manifold_ranking
+from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank
 from .graph import Graph
 from .operators import Edge, Normalize, Vertex, edgemap, foldmap, vertexmap
@@ -22,6 +24,7 @@ ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
 
 __all__ = [
     "ALGORITHMS", "Edge", "Graph", "Normalize", "Vertex", "datasets", "device", "edgemap",
-    "feature_propagation", "foldmap", "frontier", "label_propagation", "operators", "pagerank",
+    "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
+    "pagerank",
     "personalized_pagerank", "properties", "vertexmap",
 ]
