@@ -308,8 +308,14 @@ class _Generator:
                 w("go = block_group_any(ret, g, f, flags)")
             else:
                 w("go = ret")
-        elif coop > 1:
-            w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
+        else:
+            # a vertex step may read features other lanes of the group just stored
+            if spec.mapping == "warp":
+                w("cuda.syncwarp()")
+            elif spec.mapping == "block":
+                w("cuda.syncthreads()")
+            if coop > 1:
+                w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
 
     # -- push: atomics into the destinations ---------------------------------------------
 

@@ -12,7 +12,9 @@ These run unchanged under the CUDA simulator thanks to :mod:`.warp_emulation`.
 
 from __future__ import annotations
 
-from numba import cuda, uint32
+import math
+
+from numba import cuda, float64, uint32
 
 FULL_MASK = 0xFFFFFFFF
 
@@ -170,3 +172,37 @@ def block_segment_max(x, f, segment, k, group_start, scratch):
                 best = scratch[start + i]
     cuda.syncthreads()
     return best
+
+
+MAX_SOLVE = 32
+
+
+@cuda.jit(device=True)
+def spd_solve_row(stats, v, k, lam, out):
+    """``out[v, :k] = (A + lam I)^{-1} b`` by Cholesky in float64, where row ``v`` of ``stats``
+    holds A (k x k, row-major) then b (k values).  One thread solves (k <= MAX_SOLVE)."""
+    L = cuda.local.array(MAX_SOLVE * MAX_SOLVE, float64)
+    y = cuda.local.array(MAX_SOLVE, float64)
+    kk = k * k
+    for j in range(k):
+        d = float64(stats[v, j * k + j]) + lam
+        for p in range(j):
+            d -= L[j * k + p] * L[j * k + p]
+        d = math.sqrt(d) if d > 0 else 0.0
+        L[j * k + j] = d
+        for i in range(j + 1, k):
+            s = float64(stats[v, i * k + j])
+            for p in range(j):
+                s -= L[i * k + p] * L[j * k + p]
+            L[i * k + j] = s / d if d > 0 else 0.0
+    for i in range(k):  # L y = b
+        s = float64(stats[v, kk + i])
+        for p in range(i):
+            s -= L[i * k + p] * y[p]
+        y[i] = s / L[i * k + i] if L[i * k + i] > 0 else 0.0
+    for i in range(k - 1, -1, -1):  # L^T x = y
+        s = y[i]
+        for p in range(i + 1, k):
+            s -= L[p * k + i] * y[p]
+        y[i] = s / L[i * k + i] if L[i * k + i] > 0 else 0.0
+        out[v, i] = y[i]
