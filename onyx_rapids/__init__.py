@@ -11,6 +11,7 @@ chosen at import; see :mod:`onyx_rapids.device`.
 from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
 from . import datasets, frontier, operators, properties
 from .algorithms.als import als
+from .algorithms.belief_propagation import belief_propagation
 from .algorithms.feature_propagation import feature_propagation
 from .algorithms.label_propagation import label_propagation
 from .algorithms.multi_manifold_ranking import multi_manifold_ranking
@@ -24,7 +25,7 @@ __version__ = "0.1.0"
 ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
 
 __all__ = [
-    "ALGORITHMS", "Edge", "als", "Graph", "Normalize", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "Edge", "als", "belief_propagation", "Graph", "Normalize", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "vertexmap",

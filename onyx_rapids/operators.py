@@ -86,12 +86,15 @@ class Normalize:
     """Collaborative L1 normalization: ``into[v, seg] = source[v, seg] / sum(source[v, seg])``.
 
     ``segment`` features at a time (default: the whole row of ``k``); a zero segment stays as
-    it is.  ``into`` defaults to ``source`` (in place).
+    it is.  ``into`` defaults to ``source`` (in place).  With ``log=True`` the source holds
+    logarithms and ``into`` gets their softmax per segment, shifted by the segment's maximum so
+    that very negative logs (products of many messages) neither underflow nor overflow.
     """
 
     source: str
     into: str | None = None
     segment: int | None = None
+    log: bool = False  # source holds logs: into = softmax per segment (max-shifted)
 
 
 def next_pow2(x: int) -> int:
@@ -293,7 +296,8 @@ def foldmap(
             _check_prop(args, s.source, k, "Normalize source", n)
             _check_prop(args, into, k, "Normalize destination", n)
             dtypes[s.source] = np.dtype(args[s.source].dtype).str
-            specs.append(codegen.StepSpec("normalize", into=into, source=s.source, segment=segment))
+            specs.append(codegen.StepSpec("normalize", into=into, source=s.source,
+                                          segment=segment, log=bool(s.log)))
             functions.append(None)
         for name in specs[-1].params:
             if name == "scratch" and scratch:

@@ -89,3 +89,8 @@ def inverse_or_zero(x, dtype=FLOAT):
     xp = device.xp
     safe = xp.where(x != 0, x, 1.0)
     return column(xp.where(x != 0, 1.0 / safe, 0.0), dtype)
+
+
+def edge_values(g, k: int, fill: float = 0.0, dtype=FLOAT):
+    """A new ``m x k`` edge property of ``g`` (CSR order) filled with ``fill``."""
+    return device.full((g.m, int(k)), fill, dtype)

@@ -224,3 +224,17 @@ def test_foldmap_scratch_hands_values_between_steps(k, fa):
     with pytest.raises(ValueError, match="48 KiB"):
         ops.foldmap(g, [ops.Vertex(leave_doubled)], dict(x=device.asarray(x)), k=k,
                     scratch=100_000)
+
+
+@pytest.mark.parametrize("k, segment, fa", [(6, 3, True), (5, 5, True), (40, 20, True),
+                                            (6, 2, False)])
+def test_log_normalize_is_a_shifted_softmax(k, segment, fa):
+    g = build("directed", seed=4)
+    logs = (rng.random((g.n, k)) * 50 - 1e5).astype(np.float32)  # exp() would underflow
+    dst = device.zeros((g.n, k), np.float32)
+    ops.vertexmap(g, [ops.Normalize("src", "dst", segment, log=True)],
+                  dict(src=device.asarray(logs), dst=dst), k=k, feature_aware=fa)
+    rows = logs.reshape(g.n, k // segment, segment).astype(np.float64)
+    e = np.exp(rows - rows.max(axis=2, keepdims=True))
+    expected = (e / e.sum(axis=2, keepdims=True)).reshape(g.n, k)
+    assert np.allclose(device.to_host(dst), expected, atol=1e-6)

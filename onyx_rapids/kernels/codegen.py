@@ -33,6 +33,7 @@ collaborative device functions and constants, and compiled with ``numba.cuda.jit
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -54,6 +55,7 @@ class StepSpec:
     source: str = ""  # normalize: the array normalized
     reduce: str = "sum"  # edge: "sum" | "min" | "max"
     segment: int = 0  # normalize: features per segment
+    log: bool = False  # normalize: the source holds logs (softmax, shifted by the maximum)
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ class _Generator:
             "warp_upper_lane": collective.warp_upper_lane,
             "block_group_any": collective.block_group_any,
             "block_segment_sum": collective.block_segment_sum,
+            "block_segment_max": collective.block_segment_max,
+            "group_segment_max": collective.group_segment_max,
         }
         self.dtypes = dict(spec.dtypes)
         self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
@@ -191,6 +195,8 @@ class _Generator:
                         w("cuda.syncwarp()")
                     else:
                         w("go = block_group_any(r, g, f, flags)")
+            elif s.log:
+                self.log_normalize_code(s, valid)
             else:  # normalize
                 src, dst, seg = s.source, s.into, s.segment
                 zero = f"zero_{src}"
@@ -212,16 +218,48 @@ class _Generator:
                     w(f"x = {zero}")
                     w(f"if {valid} and f < {spec.k}:")
                     w(f"    x = {src}[v, f]")
-                    if spec.mapping == "warp":
-                        w(f"total = group_segment_sum(x, f, {seg}, {spec.group}, gmask)")
-                    else:
-                        w(f"total = block_segment_sum(x, f, {seg}, {spec.k}, gstart, scratch)")
+                    w(f"total = {self.segment_call('sum', 'x', seg)}")
                     w(f"if go and f < {spec.k}:")
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
-                    if spec.mapping == "warp":
-                        w("cuda.syncwarp()")
-                    else:
-                        w("cuda.syncthreads()")
+                    w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
+
+    def segment_call(self, op: str, value: str, seg: int) -> str:
+        spec = self.spec
+        if spec.mapping == "warp":
+            return f"group_segment_{op}({value}, f, {seg}, {spec.group}, gmask)"
+        return f"block_segment_{op}({value}, f, {seg}, {spec.k}, gstart, norm_buf)"
+
+    def log_normalize_code(self, s, valid: str):
+        """into = softmax of the log values in source, per segment (max-shifted: no overflow)."""
+        spec, w = self.spec, self.w
+        src, dst, seg = s.source, s.into, s.segment
+        self.ns["math"] = math
+        if spec.mapping == "nfa":
+            w("if go:")
+            w.indent()
+            w(f"for s0 in range(0, {spec.k}, {seg}):")
+            w.indent()
+            w(f"top = {src}[v, s0]")
+            w(f"for f in range(s0 + 1, s0 + {seg}):")
+            w(f"    top = max(top, {src}[v, f])")
+            w("total = 0.0")
+            w(f"for f in range(s0, s0 + {seg}):")
+            w(f"    total += math.exp({src}[v, f] - top)")
+            w(f"for f in range(s0, s0 + {seg}):")
+            w(f"    {dst}[v, f] = math.exp({src}[v, f] - top) / total")
+            w.dedent()
+            w.dedent()
+            return
+        w("x = -math.inf")
+        w(f"live = {valid} and f < {spec.k}")
+        w("if live:")
+        w(f"    x = {src}[v, f]")
+        w(f"top = {self.segment_call('max', 'x', seg)}")
+        w("x = math.exp(x - top) if live else 0.0")
+        w(f"total = {self.segment_call('sum', 'x', seg)}")
+        w("if go and live:")
+        w(f"    {dst}[v, f] = x / total")
+        w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
 
     # -- pull: edge steps reduced in registers -------------------------------------------
 
@@ -398,8 +436,9 @@ class _Generator:
             # one buffer serves every normalize step: float64 when one of them sums float64
             wide = any(np.dtype(self.dtypes[s.source]) == np.float64
                        for s in spec.steps if s.kind == "normalize")
-            w(f"scratch = cuda.shared.array({spec.block_size}, scratch_dtype)")
-            self.ns["scratch_dtype"] = np.float64 if wide else np.float32
+            w(f"norm_buf = cuda.shared.array({spec.block_size}, norm_dtype)")
+            self.ns["norm_dtype"] = np.float64 if wide or any(
+                s.log for s in spec.steps if s.kind == "normalize") else np.float32
         w(f"g = cuda.threadIdx.x // {T}")
         w(f"f = cuda.threadIdx.x - g * {T}")
         w(f"gstart = g * {T}")
