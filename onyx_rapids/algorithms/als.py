@@ -7,6 +7,10 @@ One iteration updates side 0 from side 1, then side 1 from the new side 0.  The 
 gathers the k*k + k normal-equation features of a vertex (IC row-major, then sc) in one
 property; the vertex step solves the SPD system by Cholesky.  A side's vertices only read the
 other side, so each half-step updates ``lf`` in place.
+
+Change-driven mode (ONYX 4.2, Figure 4.2): IC and sc stay on the vertices (float64) and a
+source whose factors moved by more than ``tol`` since its last push adds
+``lf lf^T - pushed pushed^T`` and ``w (lf - pushed)``; the others are skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +29,28 @@ def normal_equations(f, u, v, e, lf, ratings, k):
     if f < kk:
         return lf[u, f // k] * lf[u, f % k]
     return ratings[e, 0] * lf[u, f - kk]
+
+
+@cuda.jit(device=True)
+def normal_equation_changes(f, u, v, e, lf, pushed, ratings, k):
+    kk = k * k
+    if f < kk:
+        a = f // k
+        b = f % k
+        return lf[u, a] * lf[u, b] - pushed[u, a] * pushed[u, b]
+    return ratings[e, 0] * (lf[u, f - kk] - pushed[u, f - kk])
+
+
+@cuda.jit(device=True)
+def moved(f, v, lf, pushed, tol, k):
+    # runs over the k*k + k features of the solve; the factors are the first k
+    return f < k and abs(lf[v, f] - pushed[v, f]) > tol
+
+
+@cuda.jit(device=True)
+def commit(f, v, lf, pushed):
+    pushed[v, f] = lf[v, f]
+    return True
 
 
 @cuda.jit(device=True)
@@ -62,8 +88,9 @@ def bipartite_sides(g):
     return side
 
 
-def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, feature_aware=True,
-        fold=True, direction="pull", block_size=None, return_info=False):
+def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6,
+        feature_aware=True, change_driven=False, fold=True, direction="auto", block_size=None,
+        return_info=False):
     """Latent factors of every vertex: ``vertex``, ``side``, ``lf_0``..``lf_{k-1}``.
 
     Ratings are the graph's first edge-weight column; ``sides`` is a 0/1 array in
@@ -82,7 +109,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, feature_
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
     if g.edge_weights is None:
         raise ValueError("als needs ratings: build the graph with weight=<rating column>")
-    direction = resolve_direction(direction, False)
+    direction = resolve_direction(direction, change_driven)
     side = bipartite_sides(g) if sides is None else np.asarray(device.to_host(sides)).ravel()
     if side.shape != (g.n,) or not np.isin(side, (0, 1)).all():
         raise ValueError(f"sides must hold 0 or 1 for each of the {g.n} vertices")
@@ -93,23 +120,41 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, feature_
         raise ValueError(f"init must have k={k} columns, got {lf.shape[1]}")
     on_side = [frontier.from_vertices(g.n, np.flatnonzero(side == s)) for s in (0, 1)]
     K = k * k + k
-    args = dict(lf=lf, ratings=g.edge_weights[:, :1], k=int(k), lam=float(lam),
-                stats=props.vertex_property(g, K), side=props.column(side, np.int32))
+    args = dict(lf=lf, ratings=g.edge_weights[:, :1], k=int(k), lam=float(lam), tol=float(tol),
+                stats=props.vertex_property(g, K, dtype=np.float64 if change_driven
+                                            else np.float32),
+                side=props.column(side, np.int32))
     opts = dict(k=K, feature_aware=feature_aware, block_size=block_size)
-    info = Info(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
+    if change_driven:
+        # pushed = 0: the first push of every vertex sends its whole contribution
+        args["pushed"] = props.vertex_property(g, k)
+        moved_on = [on_side[0].copy(), on_side[1].copy()]
+        edge_fn, solve = normal_equation_changes, [ops.Vertex(least_squares), ops.Vertex(moved)]
+    else:
+        edge_fn, solve = normal_equations, [ops.Vertex(least_squares)]
+    info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
+                             fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
         for target in (0, 1):  # side 0 from side 1, then side 1 from the new side 0
-            props.fill(args["stats"], 0.0)
-            sources = on_side[1 - target]
             call = dict(args, target=target)
+            if change_driven:
+                sources, moved_next = moved_on[1 - target], frontier.empty(g.n)
+            else:
+                props.fill(args["stats"], 0.0)
+                sources, moved_next = on_side[1 - target], None
             if fold and direction == "pull":
                 # the pull fold visits every vertex: least_squares skips the other side
-                ops.foldmap(g, [ops.Edge(normal_equations, "stats"), ops.Vertex(least_squares)],
-                            call, active_in=sources, direction="pull", **opts)
+                ops.foldmap(g, [ops.Edge(edge_fn, "stats")] + solve, call, active_in=sources,
+                            active_out=moved_next, direction="pull", **opts)
             else:
-                ops.edgemap(g, normal_equations, "stats", call, active_in=sources,
-                            direction=direction, **opts)
-                ops.vertexmap(g, least_squares, call, active_in=on_side[target], **opts)
+                ops.edgemap(g, edge_fn, "stats", call, active_in=sources, direction=direction,
+                            **opts)
+                ops.vertexmap(g, solve, call, active_in=on_side[target], active_out=moved_next,
+                              **opts)
+            if change_driven:  # the sources' changes are in: they are pushed now
+                ops.vertexmap(g, commit, args, k=k, active_in=sources,
+                              feature_aware=feature_aware, block_size=block_size)
+                moved_on[target] = moved_next
     info.converged = True  # a fixed number of iterations, as Spark's and implicit's ALS
     return finish(g, "als", {"side": device.asarray(side.astype(np.int8)), "lf_*": lf}, info,
                   return_info)
