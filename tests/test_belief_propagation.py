@@ -19,10 +19,11 @@ def _tree(n, seed):
     return pd.DataFrame({"src": parents, "dst": list(range(1, n))})
 
 
-@pytest.mark.parametrize("k, fa, fold, direction", [(2, True, True, "pull"), (3, True, False, "push"),
-                                                    (3, False, True, "pull"), (2, False, False, "pull"),
-                                                    (40, True, True, "pull")])
-def test_tree_beliefs_are_exact_marginals(k, fa, fold, direction):
+@pytest.mark.parametrize("k, fa, cd, fold, direction", [
+    (2, True, False, True, "pull"), (3, True, False, False, "push"), (3, False, False, True, "pull"),
+    (2, False, False, False, "pull"), (40, True, False, True, "pull"), (2, True, True, True, "pull"),
+    (3, False, True, False, "push"), (3, True, True, False, "pull")])
+def test_tree_beliefs_are_exact_marginals(k, fa, cd, fold, direction):
     n = 8 if k < 40 else 5
     edges = _tree(n, seed=k)
     g = Graph.from_edgelist(edges, "src", "dst", directed=False)
@@ -36,8 +37,8 @@ def test_tree_beliefs_are_exact_marginals(k, fa, fold, direction):
         src, dst = csr_edges(g)
         expected = oracles.belief_propagation(n, src, dst, priors, psi)
     df, info = belief_propagation(g, priors.astype(np.float32), psi, tol=1e-7, max_iter=50,
-                                  feature_aware=fa, fold=fold, direction=direction,
-                                  return_info=True)
+                                  feature_aware=fa, change_driven=cd, fold=fold,
+                                  direction=direction, return_info=True)
     assert info["converged"]
     assert np.abs(_beliefs(df, k) - expected).max() <= 1e-4
 

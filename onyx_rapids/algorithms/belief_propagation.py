@@ -6,6 +6,10 @@
 Messages live on the directed edges (m x k, CSR order) and each edge knows its reverse.  The
 product over in-neighbours is a sum of logs, and the belief is the softmax of
 ``log phi + sum log m`` shifted by its maximum, so vertices of degree 10^5 stay finite.
+
+Change-driven mode (ONYX 4.2): the sum of log messages stays on the vertices (float64); only
+vertices whose belief moved by more than ``tol`` since their last push recompute their
+out-messages, each removing the old message from the destination's sum and adding the new one.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import math
 import numpy as np
 from numba import cuda
 
-from .. import device, operators as ops, properties as props
+from .. import device, frontier, operators as ops, properties as props
 from ._common import Info, check_common, finish, resolve_direction
 
 
@@ -34,13 +38,33 @@ def message(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row
 
 
 @cuda.jit(device=True)
-def add_prior(f, v, log_aggr, log_prior):
-    log_aggr[v, f] += log_prior[v, f]
+def message_change(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row_sum,
+                   k):
+    old = msg[e, f]
+    return message(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row_sum,
+                   k) - math.log(old)
+
+
+@cuda.jit(device=True)
+def add_prior(f, v, log_aggr, scores, log_prior):
+    scores[v, f] = log_aggr[v, f] + log_prior[v, f]
+    return True
+
+
+@cuda.jit(device=True)
+def moved(f, v, belief_next, pushed, tol):
+    return abs(belief_next[v, f] - pushed[v, f]) > tol
+
+
+@cuda.jit(device=True)
+def commit(f, v, belief_next, pushed):
+    pushed[v, f] = belief_next[v, f]
     return True
 
 
 def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_aware=True,
-                       fold=True, direction="pull", block_size=None, return_info=False):
+                       change_driven=False, fold=True, direction="auto", block_size=None,
+                       return_info=False):
     """Marginal beliefs of every vertex: ``vertex``, ``belief_0``..``belief_{k-1}``.
 
     ``priors``: phi > 0, a frame keyed by ``vertex`` or an n x k array; ``potential``: Psi, a
@@ -52,7 +76,7 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_
         >>> belief_propagation(g, np.full((g.n, 2), 0.5), [[0.9, 0.1], [0.1, 0.9]])   # doctest: +SKIP
     """
     check_common(tol, max_iter)
-    direction = resolve_direction(direction, False)
+    direction = resolve_direction(direction, change_driven)
     phi = g.vertex_property(priors, name="priors")
     k = phi.shape[1]
     psi = np.asarray(device.to_host(potential), dtype=np.float64)
@@ -72,25 +96,47 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_
     log_prior = xp.log(phi)
     belief = phi / phi.sum(axis=1, keepdims=True)
     msg = props.edge_values(g, k, 1.0 / k)
-    args = dict(reverse=reverse, k=int(k), log_prior=log_prior,
+    args = dict(reverse=reverse, k=int(k), log_prior=log_prior, tol=float(tol),
                 potential=device.asarray(psi.astype(np.float32)),
                 potential_row_sum=device.asarray(psi.sum(axis=1).astype(np.float32)),
-                log_aggr=props.vertex_property(g, k), belief_next=props.vertex_property(g, k),
+                log_aggr=props.vertex_property(g, k, dtype=np.float64 if change_driven
+                                               else np.float32),
+                scores=props.vertex_property(g, k), belief_next=props.vertex_property(g, k),
                 msg_next=props.edge_values(g, k))
-    steps = [ops.Vertex(add_prior), ops.Normalize("log_aggr", "belief_next", log=True)]
+    steps = [ops.Vertex(add_prior), ops.Normalize("scores", "belief_next", log=True)]
+    if change_driven:
+        # the sum of the initial messages 1/k; every vertex starts active (nothing pushed yet)
+        in_degree = g.in_degree.astype(np.float64)[:, None]
+        args["log_aggr"][...] = in_degree * math.log(1.0 / k)
+        args["pushed"] = props.fill(props.copy(belief), -1.0)
+        steps += [ops.Vertex(moved), ops.Vertex(commit)]
+        edge_fn, active = message_change, None
+    else:
+        edge_fn, active = message, None
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
-    info = Info(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
+    info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
+                             fold=fold, direction=direction))
     for info.iterations in range(1, int(max_iter) + 1):
-        props.fill(args["log_aggr"], 0.0)
+        if change_driven:
+            args["msg_next"][...] = msg  # messages of inactive sources stay as they are
+            active_next = frontier.empty(g.n)
+        else:
+            props.fill(args["log_aggr"], 0.0)
+            active_next = None
         call = dict(args, belief=belief, msg=msg)
         if fold and direction == "pull":
-            ops.foldmap(g, [ops.Edge(message, "log_aggr")] + steps, call, direction="pull", **opts)
+            ops.foldmap(g, [ops.Edge(edge_fn, "log_aggr")] + steps, call, active_in=active,
+                        active_out=active_next, direction="pull", **opts)
         else:
-            ops.edgemap(g, message, "log_aggr", call, direction=direction, **opts)
-            ops.vertexmap(g, steps, call, **opts)
+            ops.edgemap(g, edge_fn, "log_aggr", call, active_in=active, direction=direction,
+                        **opts)
+            ops.vertexmap(g, steps, call, active_out=active_next, **opts)
         done = props.has_converged(args["belief_next"], belief, tol)
         belief, args["belief_next"] = args["belief_next"], belief
         msg, args["msg_next"] = args["msg_next"], msg
+        if change_driven:
+            active = active_next
+            done = done or not frontier.any_active(active)
         if done:
             info.converged = True
             break
