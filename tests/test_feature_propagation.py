@@ -49,3 +49,9 @@ def test_bad_arguments(kwargs, match):
         feature_propagation(g, np.ones((g.n, 2), np.float32), **kwargs)
     with pytest.raises(ValueError, match="features"):
         feature_propagation(g, np.ones((g.n + 1, 2), np.float32))
+
+
+def test_fold_with_push_is_refused():
+    g = build("undirected", seed=2)
+    with pytest.raises(ValueError, match="fold=True"):
+        feature_propagation(g, np.ones((g.n, 2), np.float32), fold=True, direction="push")

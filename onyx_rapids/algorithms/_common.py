@@ -38,6 +38,17 @@ def resolve_direction(direction, change_driven):
     return direction
 
 
+def resolve_pull_fold(direction, change_driven, fold, name):
+    """Direction for algorithms whose folded kernel exists only in pull form."""
+    if fold and direction in (None, "auto"):
+        return "pull"
+    direction = resolve_direction(direction, change_driven)
+    if fold and direction == "push":
+        raise ValueError(f"{name}: fold=True runs its steps as one pull kernel; pass "
+                         "direction='pull', or fold=False to push")
+    return direction
+
+
 def finish(g, name, columns, info: Info, return_info: bool):
     if not info.converged:
         warnings.warn(

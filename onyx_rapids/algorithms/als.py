@@ -20,7 +20,7 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..kernels.collective import MAX_SOLVE, spd_solve_row
-from ._common import Info, finish, resolve_direction
+from ._common import Info, finish, resolve_pull_fold
 
 
 @cuda.jit(device=True)
@@ -109,7 +109,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
     if g.edge_weights is None:
         raise ValueError("als needs ratings: build the graph with weight=<rating column>")
-    direction = resolve_direction(direction, change_driven)
+    direction = resolve_pull_fold(direction, change_driven, fold, "als")
     side = bipartite_sides(g) if sides is None else np.asarray(device.to_host(sides)).ravel()
     if side.shape != (g.n,) or not np.isin(side, (0, 1)).all():
         raise ValueError(f"sides must hold 0 or 1 for each of the {g.n} vertices")
@@ -142,7 +142,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
             else:
                 props.fill(args["stats"], 0.0)
                 sources, moved_next = on_side[1 - target], None
-            if fold and direction == "pull":
+            if fold:
                 # the pull fold visits every vertex: least_squares skips the other side
                 ops.foldmap(g, [ops.Edge(edge_fn, "stats")] + solve, call, active_in=sources,
                             active_out=moved_next, direction="pull", **opts)

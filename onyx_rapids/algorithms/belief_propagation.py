@@ -20,7 +20,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ._common import Info, check_common, finish, resolve_direction
+from ._common import Info, check_common, finish, resolve_pull_fold
 
 
 @cuda.jit(device=True)
@@ -76,7 +76,7 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_
         >>> belief_propagation(g, np.full((g.n, 2), 0.5), [[0.9, 0.1], [0.1, 0.9]])   # doctest: +SKIP
     """
     check_common(tol, max_iter)
-    direction = resolve_direction(direction, change_driven)
+    direction = resolve_pull_fold(direction, change_driven, fold, "belief_propagation")
     phi = g.vertex_property(priors, name="priors")
     k = phi.shape[1]
     psi = np.asarray(device.to_host(potential), dtype=np.float64)
@@ -124,7 +124,7 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_
             props.fill(args["log_aggr"], 0.0)
             active_next = None
         call = dict(args, belief=belief, msg=msg)
-        if fold and direction == "pull":
+        if fold:
             ops.foldmap(g, [ops.Edge(edge_fn, "log_aggr")] + steps, call, active_in=active,
                         active_out=active_next, direction="pull", **opts)
         else:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
-from ._common import Info, finish, resolve_direction
+from ._common import Info, finish, resolve_pull_fold
 
 
 @cuda.jit(device=True)
@@ -30,7 +30,7 @@ def teleport_mix(f, v, acc, h, h_next, x, inv_sqrt_degree, alpha):
 
 
 def feature_propagation(g, features, alpha=0.1, iterations=10, *, feature_aware=True,
-                        fold=True, direction="pull", block_size=None, return_info=False):
+                        fold=True, direction="auto", block_size=None, return_info=False):
     """APPNP propagation of ``features`` (a frame keyed by ``vertex`` or an n x k array).
 
     Returns ``vertex``, ``h_0``..``h_{k-1}``.
@@ -44,7 +44,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, feature_aware=
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
     if int(iterations) != iterations or iterations < 0:
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-    direction = resolve_direction(direction, False)
+    direction = resolve_pull_fold(direction, False, fold, "feature_propagation")
     x = g.vertex_property(features, name="features")
     k = x.shape[1]
     simple = g.simple_undirected()
@@ -57,7 +57,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, feature_aware=
     info = Info(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
         call = dict(args, h=h)
-        if fold and direction == "pull":
+        if fold:
             ops.foldmap(simple, [ops.Edge(normalized_neighbour, "acc"), ops.Vertex(teleport_mix)],
                         call, direction="pull", **opts)
         else:
