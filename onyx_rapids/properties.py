@@ -21,9 +21,6 @@ def vertex_property(g, k: int, fill: float = 0.0, dtype=FLOAT):
     return device.full((g.n, int(k)), fill, dtype)
 
 
-def scalar(value: float = 0.0, dtype=FLOAT):
-    """A one-element device array (a value kernels read without a host round trip)."""
-    return device.full((1,), value, dtype)
 
 
 def copy(a):
@@ -51,9 +48,6 @@ def dot_into(out, weights, a):
     return out
 
 
-def l1_change(a, b) -> float:
-    """``sum |a - b|`` in float64 (reads one number back)."""
-    return float(device.xp.abs(a.astype(np.float64) - b).sum())
 
 
 def max_l1_change(a, b) -> float:
