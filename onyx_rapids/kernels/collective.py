@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 
-from numba import cuda, float64, uint32
+import numpy as np
+
+from numba import cuda, uint32
 
 FULL_MASK = 0xFFFFFFFF
 
@@ -175,28 +177,30 @@ def block_segment_max(x, f, segment, k, group_start, scratch):
 
 
 MAX_SOLVE = 32
+_SOLVE_AREA = MAX_SOLVE * MAX_SOLVE  # local.array needs a literal shape: a product is not one
+_F64 = np.dtype(np.float64)
 
 
 @cuda.jit(device=True)
 def spd_solve_row(stats, v, k, lam, out):
     """``out[v, :k] = (A + lam I)^{-1} b`` by Cholesky in float64, where row ``v`` of ``stats``
     holds A (k x k, row-major) then b (k values).  One thread solves (k <= MAX_SOLVE)."""
-    L = cuda.local.array(MAX_SOLVE * MAX_SOLVE, float64)
-    y = cuda.local.array(MAX_SOLVE, float64)
+    L = cuda.local.array(_SOLVE_AREA, _F64)
+    y = cuda.local.array(MAX_SOLVE, _F64)
     kk = k * k
     for j in range(k):
-        d = float64(stats[v, j * k + j]) + lam
+        d = stats[v, j * k + j] + lam
         for p in range(j):
             d -= L[j * k + p] * L[j * k + p]
         d = math.sqrt(d) if d > 0 else 0.0
         L[j * k + j] = d
         for i in range(j + 1, k):
-            s = float64(stats[v, i * k + j])
+            s = 1.0 * stats[v, i * k + j]
             for p in range(j):
                 s -= L[i * k + p] * L[j * k + p]
             L[i * k + j] = s / d if d > 0 else 0.0
     for i in range(k):  # L y = b
-        s = float64(stats[v, kk + i])
+        s = 1.0 * stats[v, kk + i]
         for p in range(i):
             s -= L[i * k + p] * y[p]
         y[i] = s / L[i * k + i] if L[i * k + i] > 0 else 0.0
