@@ -7,6 +7,7 @@ number of features k, FA vs NFA).
                                   [--sweep-algorithm personalized_pagerank] [--max-iter 10]
                                   [--repeat 3] [--out benchmarks/results] [--quick]
                                   [--algorithms ...] [--variants ...] [--tag ...]
+    python -m benchmarks.ablation --combine FILE.json [FILE.json ...] [--out DIR] [--tag ...]
 
 Graph families (every one undirected: each input edge is stored in both directions, so the
 stored ``m`` is about twice the input edge count; every id in range is a vertex, isolated ones
@@ -39,6 +40,18 @@ compile time), then ``--repeat`` calls, device synchronized before and after eac
 ``time.perf_counter``; ms/iteration = median call / iterations.  A call includes the
 algorithm's set-up and building its result frame.
 
+Device memory (GPU backend only): right before the warm-up call the free blocks of CuPy's
+default memory pool are released and the pool's ``total_bytes()`` read (``baseline_pool_bytes``:
+what is still alive, the graph and the inputs); right after the call it is read again
+(``peak_pool_bytes``).  The pool only grows while the call allocates (blocks the call frees are
+kept for reuse, not returned), so the difference, ``peak_run_bytes``, is the high-water mark of
+what one run allocated through CuPy (every onyx_rapids array, the result's columns included;
+rounded up to the pool's 512-byte blocks).  Not in it: kernel local memory, and whatever cuDF
+takes from RMM if it copies the columns into the result frame.  Under the simulator the arrays
+are NumPy's and the three are None.  ONYX reports that folding shrinks the memory
+footprint (belief propagation); the Markdown's "Device memory allocated by one run" table shows
+ours.
+
 Feature sweep: ``--sweep-algorithm`` (default personalized_pagerank) on the rmat graph for each
 k of ``--sweep``, FA/NCD and NFA/NCD unfolded.
 
@@ -60,6 +73,22 @@ Restricting a run (e.g. to fit a time limit): ``--families grid``, ``--algorithm
 ``--variants NFA/NCD,FA/CD`` (FA/NCD, the reference, always runs), ``--sweep none``; give split
 runs of one day different ``--tag`` values or ``--out`` folders.  The sweep needs the rmat graph
 and builds it even when ``--families`` leaves rmat out.
+
+Merging split runs: ``--combine FILE.json [FILE.json ...]`` runs nothing; it reads the JSON
+reports of earlier runs of this script (on one device) and writes one report from them under
+``--out``, named as a run's (``ablation_<device-slug>_<date>[_<tag>][_quick]``, the latest
+date of the files, ``_quick`` when every file is a quick run), with the table, the Markdown and
+the sweep plot rebuilt.  Measurements are concatenated (one of the same section, family,
+algorithm, k and variant in several files: the file later on the command line wins, and the log
+says so; every row records its ``source`` file); graphs are united per family (a family whose
+statistics, timings aside, differ between two files is an error); the sweep comes from the
+files that have one (several: same algorithm and family, points united by k, a k measured
+differently in two files is an error); failures are concatenated, each prefixed with its file's
+name; ``settings.sources`` lists every file with its settings, git and timestamp, and a setting
+that differs between the files is listed in ``settings.differing``.  All files must come from
+the same device.  Run options (``--families``, ``--quick``, ...) are refused with
+``--combine``; only ``--out`` and ``--tag`` apply.  The exit status is 1 when a merged failure
+remains, as for a run.
 """
 
 from __future__ import annotations
@@ -160,7 +189,7 @@ def _choose(text: str, allowed, what: str, p) -> list[str]:
     return [x for x in allowed if x in chosen]
 
 
-def parse_args(argv=None) -> argparse.Namespace:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.ablation",
         description="ONYX Table 7.2 / Figure 7.3 ablation of onyx_rapids (see the module "
@@ -203,7 +232,17 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="tiny run for tests: R-MAT scale 6 / edge factor 8, 16 x 16 grid, 48 x 16 "
                         "ratings graph with 256 ratings, max_iter 2, repeat 1, sweep 1,2,4 "
                         "(explicit options still win)")
+    p.add_argument("--combine", nargs="+", metavar="FILE.json",
+                   help="run nothing: merge the JSON reports of earlier (split) runs into one "
+                        "report under --out (named with --tag); no other run option applies")
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = build_parser()
     args = p.parse_args(argv)
+    if args.combine is not None:
+        return _combine_args(p, args)
 
     base = QUICK if args.quick else DEFAULTS
     for key, value in base.items():
@@ -240,6 +279,42 @@ def parse_args(argv=None) -> argparse.Namespace:
     if not (args.tol > 0 and args.cd_tol > 0):
         p.error("--tol and --cd-tol must be positive")
     return args
+
+
+#: options that still apply with --combine: where the merged report goes and its name
+COMBINE_OPTIONS = ("combine", "out", "tag")
+#: keys every ablation report has (a JSON lacking one is not a report of this script)
+REPORT_KEYS = ("date", "device", "graphs", "measurements", "settings", "failures")
+
+
+def _combine_args(p, args) -> argparse.Namespace:
+    """--combine: refuse run options (they would be silently ignored) and read every file, so
+    that a missing or wrong file is an argument error before anything is written."""
+    # an option left at its default was not given (giving the default explicitly changes nothing)
+    given = [f"--{dest.replace('_', '-')}" for dest, value in vars(args).items()
+             if dest not in COMBINE_OPTIONS and value != p.get_default(dest)]
+    if given:
+        p.error(f"--combine merges earlier results and runs nothing; it takes no run options "
+                f"(got {', '.join(given)}; only --out and --tag apply)")
+    args.combine_reports = [(name, _load_report(p, name)) for name in args.combine]
+    return args
+
+
+def _load_report(p, name: str) -> dict:
+    path = Path(name)
+    if not path.is_file():
+        p.error(f"--combine: {name}: no such file")
+    try:
+        report = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        p.error(f"--combine: {name} is not valid JSON ({e})")
+    if not isinstance(report, dict) or report.get("benchmark") != "ablation":
+        what = report.get("benchmark") if isinstance(report, dict) else type(report).__name__
+        p.error(f"--combine: {name} is not an ablation report (benchmark: {what!r})")
+    missing = [key for key in REPORT_KEYS if key not in report]
+    if missing:
+        p.error(f"--combine: {name} is not a complete ablation report (lacks {', '.join(missing)})")
+    return report
 
 
 # ------------------------------------------------------------------------------ graphs
@@ -476,10 +551,28 @@ def _label(family, algorithm, k) -> str:
     return f"{algorithm} k={k} on {family}"
 
 
+def _pool_bytes():
+    """Bytes held by CuPy's default memory pool (in use plus cached free blocks).  None under
+    the simulator: its arrays are NumPy's, there is no device memory and no pool to read."""
+    if device.BACKEND != "gpu":
+        return None
+    return int(device.xp.get_default_memory_pool().total_bytes())
+
+
+def _pool_after_free():
+    """The pool's bytes after releasing its free blocks: only what is alive remains, so that
+    what the pool holds after the next call is that plus the call's high-water mark."""
+    _free_device_memory()
+    return _pool_bytes()
+
+
 def measure(bench: Bench, args, family: str, algorithm: str, g, inputs: dict, k: int,
             variants, *, section: str = "table") -> list[dict]:
     """Warm-up and timed calls of each variant (the reference first), checked.  A CD variant of
-    an algorithm without ``change_driven`` gives a row with ``skipped`` set."""
+    an algorithm without ``change_driven`` gives a row with ``skipped`` set.  The warm-up call
+    also gives the device memory of one run (``baseline_pool_bytes``, ``peak_pool_bytes``,
+    ``peak_run_bytes``: see the module docstring; None under the simulator or when the call
+    failed)."""
     order = [REFERENCE] + [v for v in variants if v != REFERENCE]
     cd_ok = supports_change_driven(algorithm)
     rows, ref = [], None
@@ -489,7 +582,8 @@ def measure(bench: Bench, args, family: str, algorithm: str, g, inputs: dict, k:
         tol = args.cd_tol if cd else args.tol
         row = {"section": section, "family": family, "algorithm": algorithm, "k": k,
                "variant": name, "feature_aware": fa, "change_driven": cd, "fold": fold,
-               "tol": tol, "max_iter": args.max_iter}
+               "tol": tol, "max_iter": args.max_iter, "baseline_pool_bytes": None,
+               "peak_pool_bytes": None, "peak_run_bytes": None}
         rows.append(row)
         if cd and not cd_ok:
             row["skipped"] = "n/a: no change_driven option"
@@ -500,7 +594,16 @@ def measure(bench: Bench, args, family: str, algorithm: str, g, inputs: dict, k:
                 return run_algorithm(algorithm, g, inputs, k, v, tol, args.max_iter)
 
             misses = _kernel_misses()
+            # The pool never gives blocks back unless told to (or when a cudaMalloc fails, which
+            # would show as a smaller peak), so its size right after the call is the call's
+            # high-water mark on top of what was alive before.  Releasing the free blocks first
+            # also makes the warm-up call pay for cudaMalloc again: compile_ms includes that.
+            baseline = _pool_after_free()
             (frame, info), first_ms = _timed(call)
+            peak = _pool_bytes()
+            row.update(baseline_pool_bytes=baseline, peak_pool_bytes=peak,
+                       peak_run_bytes=None if peak is None or baseline is None
+                       else peak - baseline)
             row["kernels_compiled"] = _kernel_misses() - misses
             del frame
             times = []
@@ -609,6 +712,29 @@ def _cell(x) -> str:
     return _fmt(x, ".2f") + ("x" if x is not None else "")
 
 
+def _setting(s: dict, key: str, spec: str = "") -> str:
+    """A setting for the text; in a combined report whose files differ in it, every distinct
+    value and a note."""
+    values = (s.get("differing") or {}).get(key)
+    if values is None:
+        return format(s[key], spec)
+    distinct = []
+    for v in values:
+        if v not in distinct:
+            distinct.append(v)
+    return (" / ".join("—" if v is None else format(v, spec) for v in distinct)
+            + " (differs between the source files)")
+
+
+def _mib(r) -> str:
+    if r is None:
+        return "-"
+    if r.get("skipped"):
+        return "n/a"
+    b = r.get("peak_run_bytes")
+    return "-" if b is None else f"{b / 2**20:.1f}"
+
+
 def markdown(report: dict) -> str:
     d, s = report["device"], report["settings"]
     lines = [
@@ -619,6 +745,12 @@ def markdown(report: dict) -> str:
         + (f" (+{report['git'].get('dirty_files')} changed files)"
            if report["git"].get("dirty_files") else ""),
         "",
+    ]
+    if s.get("sources"):
+        lines += [f"Combined from {len(s['sources'])} result files: "
+                  + ", ".join(f"{Path(src['file']).name} ({src.get('timestamp')})"
+                              for src in s["sources"]) + ".", ""]
+    lines += [
         "## Graphs",
         "",
         "All undirected: m counts both stored directions of every input edge.",
@@ -634,8 +766,9 @@ def markdown(report: dict) -> str:
         "",
         "## Table 7.2: time per iteration and speedups",
         "",
-        f"k = {s['k']} (pagerank: 1); {s['max_iter']} iterations per call, tol {s['tol']:g} "
-        f"(CD: {s['cd_tol']:g}); median of {s['repeat']} synchronized call(s) after a warm-up; "
+        f"k = {_setting(s, 'k')} (pagerank: 1); {_setting(s, 'max_iter')} iterations per call, "
+        f"tol {_setting(s, 'tol', 'g')} (CD: {_setting(s, 'cd_tol', 'g')}); median of "
+        f"{_setting(s, 'repeat')} synchronized call(s) after a warm-up; "
         "ms/iteration = call / iterations (set-up and result frame included). Speedups over "
         "NFA/NCD unfolded; the fold columns are folded over unfolded of the same variant. "
         "n/a: the algorithm has no change_driven option.",
@@ -668,6 +801,23 @@ def markdown(report: dict) -> str:
             else:
                 st = _status(r)
                 cells.append(_fmt(r.get("ms_per_iter")) + ("" if st == "ok" else f" {st}"))
+        lines.append(f"| {t['algorithm']} | {t['family']} | {t['k']} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Device memory allocated by one run (MiB)",
+        "",
+        "Growth of CuPy's default memory pool during the warm-up call, its free blocks released "
+        "just before: the high-water mark of what one run allocated through CuPy (all "
+        "onyx_rapids arrays, the result's columns included), beyond the graph and inputs already "
+        "there. -: not measured (simulator backend, or the call failed); n/a: the algorithm "
+        "has no such variant.",
+        "",
+        "| algorithm | graph | k | " + " | ".join(names) + " |",
+        "|---|---|---:|" + "---:|" * len(names),
+    ]
+    for t in report["table"]:
+        cells = [_mib(_ms(report["measurements"], t["family"], t["algorithm"], v))
+                 for v in VARIANTS]
         lines.append(f"| {t['algorithm']} | {t['family']} | {t['k']} | " + " | ".join(cells) + " |")
     sweep = report.get("sweep") or {}
     if sweep.get("points"):
@@ -723,6 +873,165 @@ def plot_sweep(sweep: dict, path: Path, title: str) -> dict:
     return {"path": str(path), "reason": None}
 
 
+# ------------------------------------------------------------------------------ combining
+
+
+class CombineError(ValueError):
+    """Result files that cannot be merged into one report (different devices, graphs or
+    sweeps)."""
+
+
+#: graph statistics that are timings: they differ between runs of the same graph
+GRAPH_TIMINGS = ("generate_s", "build_ms")
+#: settings merged by union (the others must agree, else they are listed as differing)
+UNION_SETTINGS = ("families", "algorithms", "variants", "sweep", "sweep_algorithm", "tag",
+                  "sources", "differing")
+
+
+def _measurement_key(r) -> tuple:
+    return (r["section"], r["family"], r["algorithm"], r["k"], r["variant"])
+
+
+def _merge_graphs(sources) -> dict:
+    graphs, origin = {}, {}
+    for name, rep in sources:
+        for family, stats in rep["graphs"].items():
+            if family not in graphs:
+                graphs[family], origin[family] = stats, name
+                continue
+            old = {k: v for k, v in graphs[family].items() if k not in GRAPH_TIMINGS}
+            new = {k: v for k, v in stats.items() if k not in GRAPH_TIMINGS}
+            if old != new:
+                diff = ", ".join(f"{k} {old.get(k)!r} vs {new.get(k)!r}"
+                                 for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
+                raise CombineError(f"the {family} graph differs between {origin[family]} and "
+                                   f"{name}: {diff}")
+    order = [f for f in FAMILIES if f in graphs] + [f for f in graphs if f not in FAMILIES]
+    return {f: graphs[f] for f in order}
+
+
+def _merge_sweeps(sources) -> dict:
+    """The sweep of the files that have one; a sweep split over several files (same algorithm,
+    family and variants) is united by k.  Anything else that differs is an error."""
+    sweep, first, points = {}, None, {}
+    for name, rep in sources:
+        sw = rep.get("sweep") or {}
+        if not sw.get("points"):
+            continue
+        if first is None:
+            sweep, first = dict(sw), name
+        else:
+            what = ("algorithm", "family", "variants")
+            if any(sw.get(key) != sweep.get(key) for key in what):
+                raise CombineError(
+                    f"the sweeps of {first} and {name} differ: "
+                    + " vs ".join(", ".join(f"{key} {x.get(key)!r}" for key in what)
+                                  for x in (sweep, sw)))
+        for pt in sw["points"]:
+            if pt["k"] in points and points[pt["k"]][1] != pt:
+                raise CombineError(f"the sweep point k={pt['k']} differs between "
+                                   f"{points[pt['k']][0]} and {name}")
+            points.setdefault(pt["k"], (name, pt))
+    if sweep:
+        sweep["ks"] = sorted(points)
+        sweep["points"] = [points[k][1] for k in sweep["ks"]]
+    return sweep
+
+
+def _merge_settings(sources, sweep: dict, tag: str) -> dict:
+    settings = [rep["settings"] for _, rep in sources]
+    merged, differing = {}, {}
+    for key in dict.fromkeys(k for st in settings for k in st):  # first-seen order
+        if key in UNION_SETTINGS:
+            continue
+        values = [st.get(key) for st in settings]
+        if all(v == values[0] for v in values):
+            merged[key] = values[0]
+        else:
+            merged[key], differing[key] = None, values
+
+    def union(key, allowed):
+        chosen = {x for st in settings for x in st.get(key) or []}
+        return [x for x in allowed if x in chosen] + sorted(chosen - set(allowed))
+
+    merged.update(families=union("families", FAMILIES),
+                  algorithms=union("algorithms", ALGORITHMS),
+                  variants=union("variants", [variant_name(v) for v in VARIANTS]),
+                  sweep=sweep.get("ks", []),
+                  sweep_algorithm=sweep.get("algorithm", settings[0].get("sweep_algorithm")),
+                  tag=tag, differing=differing,
+                  sources=[{"file": name, "settings": rep["settings"], "git": rep.get("git"),
+                            "timestamp": rep.get("timestamp"), "argv": rep.get("argv")}
+                           for name, rep in sources])
+    return merged
+
+
+def combine_reports(sources: list[tuple[str, dict]], *, tag: str = "", argv=(),
+                    log=print) -> dict:
+    """One report from the reports of several runs, ``sources`` as (file name, report) in
+    command-line order (see the module docstring for the rules).  The table is recomputed; the
+    plot is left to the caller.  Raises :class:`CombineError`."""
+    if not sources:
+        raise CombineError("no result files to combine")
+    devices = {name: rep["device"].get("device") for name, rep in sources}
+    if len(set(devices.values())) > 1:
+        raise CombineError("the files come from different devices: "
+                           + "; ".join(f"{name}: {dev}" for name, dev in devices.items()))
+    first = sources[0][1]["device"]
+    for name, rep in sources[1:]:
+        other = {k for k in set(first) | set(rep["device"])
+                 if first.get(k) != rep["device"].get(k)}
+        if other:  # e.g. a library updated between the runs: reported, not refused
+            log(f"device facts differ between {sources[0][0]} and {name}: "
+                + ", ".join(f"{k} {first.get(k)!r} vs {rep['device'].get(k)!r}"
+                            for k in sorted(other)) + f"; the report gives {sources[0][0]}'s")
+    rows, origin = {}, {}
+    for name, rep in sources:
+        for r in rep["measurements"]:
+            key = _measurement_key(r)
+            if key in rows:
+                log(f"{' '.join(map(str, key))}: the measurement of {name} replaces that of "
+                    f"{origin[key]}")
+            # first position kept, the later file's row taken; a row of an earlier combined
+            # report keeps the file it came from
+            rows[key], origin[key] = {**r, "source": r.get("source", name)}, name
+    groups = {}
+    for key, name in origin.items():
+        groups.setdefault(key[:4], []).append(name)
+    for group, names in groups.items():
+        if len(set(names)) > 1:  # a partial re-run: its speedups divide times of different runs
+            log(f"{' '.join(map(str, group))}: variants from {', '.join(dict.fromkeys(names))}; "
+                "speedups among them compare separate runs")
+    commits = list(dict.fromkeys(rep.get("git", {}).get("commit") for _, rep in sources))
+    git = {"commit": commits[0] if len(commits) == 1
+           else ", ".join(str(c) for c in commits),
+           "dirty_files": max(rep.get("git", {}).get("dirty_files") or 0 for _, rep in sources)}
+    if len(commits) > 1:
+        git["commits"] = commits
+    sweep = _merge_sweeps(sources)
+    report = {
+        "benchmark": "ablation",
+        "date": max(rep["date"] for _, rep in sources),
+        "timestamp": max(str(rep.get("timestamp", "")) for _, rep in sources),
+        "combined_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": first,
+        "git": git,
+        "argv": list(argv),
+        "settings": _merge_settings(sources, sweep, tag),
+        "graphs": _merge_graphs(sources),
+        "measurements": list(rows.values()),
+        "table": [],
+        "sweep": sweep,
+        "plot": {},
+        "failures": [f"{Path(name).name}: {f}" for name, rep in sources for f in rep["failures"]],
+        # the measuring time of all the files (combining itself takes no device time)
+        "elapsed_s": sum(rep.get("elapsed_s") or 0.0 for _, rep in sources),
+    }
+    report["table"] = table_rows(report)
+    report["ok"] = not report["failures"]
+    return report
+
+
 # ------------------------------------------------------------------------------ main
 
 
@@ -758,6 +1067,8 @@ def sweep_points(rows: list[dict], ks) -> list[dict]:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.combine is not None:
+        return combine_main(args, argv)
     bench = Bench()
     info = device.info()
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -842,27 +1153,71 @@ def main(argv=None) -> int:
 
     report["table"] = table_rows(report)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    suffix = f"{_slug(info.get('device'))}_{report['date']}"
-    if args.tag:
-        suffix += f"_{_slug(args.tag)}"
-    if args.quick:
-        suffix += "_quick"
-    if report["sweep"].get("points"):
-        sw = report["sweep"]
-        title = (f"{sw['algorithm']} on R-MAT scale {args.scale} ({info.get('device')}), "
-                 f"{args.max_iter} iterations")
-        try:
-            report["plot"] = plot_sweep(sw, out / f"ablation_sweep_{suffix}.png", title)
-        except Exception as e:
-            report["plot"] = {"path": None, "reason": f"plotting raised {type(e).__name__}: {e}"}
-        if report["plot"].get("path"):
-            bench.log(f"wrote {report['plot']['path']}")
-        else:
-            bench.log(f"sweep plot not drawn: {report['plot']['reason']}")
+    suffix = _suffix(report, args.tag, args.quick)
+    _draw_sweep(bench, report, out, suffix)
     report["ok"] = not bench.failures
     report["elapsed_s"] = time.perf_counter() - bench.t0
+    return _write(bench, report, out, suffix)
 
+
+def combine_main(args, argv=None) -> int:
+    """--combine: merge the reports read by :func:`parse_args` and write the merged one."""
+    bench = Bench()
+    sources = args.combine_reports
+    bench.log(f"combining {len(sources)} result files: {', '.join(n for n, _ in sources)}")
+    try:
+        report = combine_reports(sources, tag=args.tag, log=bench.log,
+                                 argv=sys.argv[1:] if argv is None else argv)
+    except CombineError as e:
+        build_parser().error(f"--combine: {e}")
+    bench.failures = report["failures"]
+    out = Path(args.out)
+    suffix = _suffix(report, args.tag, report["settings"].get("quick") is True)
+    inputs = {Path(name).resolve() for name, _ in sources}
+    clash = [str(path) for path in (out / f"ablation_{suffix}.json", out / f"ablation_{suffix}.md")
+             if path.resolve() in inputs]
+    if clash:  # a run of the same day without --tag has the merged report's name
+        build_parser().error(f"--combine: the merged report would overwrite its input "
+                             f"{', '.join(clash)}; give another --tag or --out")
+    bench.log(f"{len(report['measurements'])} measurements, {len(report['table'])} table rows, "
+              f"graphs {', '.join(report['graphs']) or 'none'}, "
+              f"sweep k {report['sweep'].get('ks', [])}, {len(report['failures'])} failures")
+    _draw_sweep(bench, report, out, suffix)
+    return _write(bench, report, out, suffix)
+
+
+def _suffix(report: dict, tag: str, quick: bool) -> str:
+    suffix = f"{_slug(report['device'].get('device'))}_{report['date']}"
+    if tag:
+        suffix += f"_{_slug(tag)}"
+    if quick:
+        suffix += "_quick"
+    return suffix
+
+
+def _draw_sweep(bench: Bench, report: dict, out: Path, suffix: str) -> None:
+    """The sweep plot, when the report has sweep points (its path or why not in ``plot``)."""
+    sw = report["sweep"]
+    if not sw.get("points"):
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    scale = report["graphs"].get("rmat", {}).get("scale")
+    iters = sorted({r["max_iter"] for r in report["measurements"] if r["section"] == "sweep"})
+    title = (f"{sw['algorithm']} on R-MAT scale {scale} ({report['device'].get('device')}), "
+             f"{'/'.join(map(str, iters))} iterations")
+    try:
+        report["plot"] = plot_sweep(sw, out / f"ablation_sweep_{suffix}.png", title)
+    except Exception as e:
+        report["plot"] = {"path": None, "reason": f"plotting raised {type(e).__name__}: {e}"}
+    if report["plot"].get("path"):
+        bench.log(f"wrote {report['plot']['path']}")
+    else:
+        bench.log(f"sweep plot not drawn: {report['plot']['reason']}")
+
+
+def _write(bench: Bench, report: dict, out: Path, suffix: str) -> int:
+    """The JSON and the Markdown (also printed); the exit status (1: a check failed)."""
+    out.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out / f"ablation_{suffix}.json", out / f"ablation_{suffix}.md"
     json_path.write_text(json.dumps(report, indent=2, default=_plain) + "\n")
     text = markdown(report)

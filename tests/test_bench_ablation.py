@@ -75,6 +75,10 @@ def test_quick_run_writes_json_markdown_and_sweep(tmp_path, capsys):
         for n in NAMES}
     for r in table_rows:
         assert "error" not in r, r
+        for key in ("baseline_pool_bytes", "peak_pool_bytes", "peak_run_bytes"):
+            assert key in r, (r["variant"], key)
+            if onyx_rapids.device.BACKEND != "gpu":
+                assert r[key] is None  # no device memory pool under the simulator
         if r["algorithm"] == "feature_propagation" and r["change_driven"]:
             assert r["skipped"].startswith("n/a")  # no change_driven option
             continue
@@ -106,13 +110,15 @@ def test_quick_run_writes_json_markdown_and_sweep(tmp_path, capsys):
         (1, "FA/NCD"), (1, "NFA/NCD"), (2, "FA/NCD"), (2, "NFA/NCD")]
 
     # Markdown: the Table 7.2 rows, all variants, the sweep
-    for heading in ("## Graphs", "## Table 7.2", "## All variants", "## Feature sweep"):
+    for heading in ("## Graphs", "## Table 7.2", "## All variants",
+                    "## Device memory allocated by one run (MiB)", "## Feature sweep"):
         assert heading in md
     assert ("| algorithm | graph | k | NFA/NCD ms/iter | FA/NCD speedup | NFA/CD speedup | "
             "FA/CD speedup | FA/CD folded over unfolded |") in md
     for family in ("rmat", "grid"):
-        assert md.count(f"| pagerank | {family} | 1 |") == 2  # Table 7.2 and all variants
-        assert md.count(f"| feature_propagation | {family} | 4 |") == 2
+        # Table 7.2, all variants, device memory
+        assert md.count(f"| pagerank | {family} | 1 |") == 3
+        assert md.count(f"| feature_propagation | {family} | 4 |") == 3
     fp_row = next(line for line in md.splitlines()
                   if line.startswith("| feature_propagation | rmat | 4 |"))
     assert fp_row.count("n/a") == 3 and fp_row.endswith("| ok |")  # NFA/CD, FA/CD, CD fold
