@@ -18,14 +18,14 @@ from .algorithms.multi_manifold_ranking import multi_manifold_ranking
 from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank
 from .graph import Graph
-from .operators import Edge, Normalize, Vertex, edgemap, foldmap, vertexmap
+from .operators import Edge, Normalize, Solve, Vertex, edgemap, foldmap, vertexmap
 
 __version__ = "0.1.0"
 
 ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
 
 __all__ = [
-    "ALGORITHMS", "Edge", "als", "belief_propagation", "Graph", "Normalize", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "Edge", "als", "belief_propagation", "Graph", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "vertexmap",

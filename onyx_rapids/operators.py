@@ -34,10 +34,10 @@ Semantics:
 * ``vertexmap``: runs vertex functions in order on every active vertex; a function runs on a
   vertex only when the previous one returned True for some feature of it (progress), and the
   vertex is activated when the last one does (``any_feature_updated``).
-* ``foldmap``: a mix of :class:`Edge`, :class:`Vertex` and :class:`Normalize` steps in one
-  generated kernel (ONYX Chapter 6), with ordering, progress and activation as above.  In
-  ``pull`` direction edge steps must come first (a vertex's aggregate is complete once its
-  group has walked its in-edges); in ``push`` direction vertex steps must come first (their
+* ``foldmap``: a mix of :class:`Edge`, :class:`Vertex`, :class:`Normalize` and :class:`Solve`
+  steps in one generated kernel (ONYX Chapter 6), with ordering, progress and activation as
+  above.  In ``pull`` direction edge steps must come first (a vertex's aggregate is complete
+  once its group has walked its in-edges); in ``push`` direction vertex steps must come first (their
   results decide which sources push).  Other orders would read aggregates that other warps are
   still writing, and raise ``ValueError``.
 * ``feature_aware=True`` maps consecutive threads to consecutive features (``next_pow2(k)``
@@ -52,6 +52,7 @@ options, argument names and dtypes): a second call with the same inputs compiles
 from __future__ import annotations
 
 import inspect
+import math
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -95,6 +96,23 @@ class Normalize:
     into: str | None = None
     segment: int | None = None
     log: bool = False  # source holds logs: into = softmax per segment (max-shifted)
+
+
+@dataclass(frozen=True)
+class Solve:
+    """Collaborative small SPD solve: ``into[v, :d] = (A + ridge I)^{-1} b``.
+
+    Row ``v`` of ``source`` holds ``A`` (``d x d``, row-major, symmetric positive
+    semi-definite) then ``b`` (``d`` values), so the step's ``k`` must be ``d*d + d``;
+    ``ridge`` names a positive scalar in ``args``.  Cholesky in float64.  Feature-aware, each
+    thread of the property holds one entry and the factorization runs in ``d`` rounds of warp
+    shuffles (``k <= 32``) or of shared memory (above); not feature-aware, one thread solves.
+    A vertex whose progress flag is off (see ``foldmap``) is left as it is.
+    """
+
+    source: str
+    into: str
+    ridge: str
 
 
 def next_pow2(x: int) -> int:
@@ -225,7 +243,7 @@ def foldmap(
     max_blocks: int | None = None,
     scratch: int = 0,
 ):
-    """Run ``steps`` (Edge / Vertex / Normalize) as one generated kernel; see the module doc.
+    """Run ``steps`` (Edge / Vertex / Normalize / Solve) as one generated kernel; see the module doc.
 
     ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
     float32 of shared memory, alive for the whole kernel: functions that take a parameter
@@ -239,7 +257,7 @@ def foldmap(
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     steps = list(steps)
     if not steps:
-        raise ValueError("steps must hold at least one Edge, Vertex or Normalize step")
+        raise ValueError("steps must hold at least one Edge, Vertex, Normalize or Solve step")
     args = _prepare_args(args)
     if "scratch" in args:
         raise ValueError("args key 'scratch' is reserved: pass scratch=N to get shared memory")
@@ -251,8 +269,9 @@ def foldmap(
 
     kinds = ["edge" if isinstance(s, Edge) else "vertex" for s in steps]
     for s in steps:
-        if not isinstance(s, (Edge, Vertex, Normalize)):
-            raise TypeError(f"steps must be Edge, Vertex or Normalize, got {type(s).__name__}")
+        if not isinstance(s, (Edge, Vertex, Normalize, Solve)):
+            raise TypeError(
+                f"steps must be Edge, Vertex, Normalize or Solve, got {type(s).__name__}")
     has_edges = "edge" in kinds
     if has_edges:
         first_vertex = kinds.index("vertex") if "vertex" in kinds else len(kinds)
@@ -288,6 +307,17 @@ def foldmap(
             params = _params(fn, ("f", "v"), "vertex function")
             specs.append(codegen.StepSpec("vertex", params=params))
             functions.append(fn)
+        elif isinstance(s, Solve):
+            d = int(round((math.sqrt(1 + 4 * k) - 1) / 2))
+            if d * d + d != k:
+                raise ValueError(f"Solve needs k = d*d + d (A then b per row), got k={k}")
+            _check_prop(args, s.source, k, "Solve source", n)
+            _check_prop(args, s.into, d, "Solve destination", n)
+            if not isinstance(args.get(s.ridge), np.floating):
+                raise ValueError(f"Solve ridge {s.ridge!r} must name a float scalar in args")
+            specs.append(codegen.StepSpec("solve", params=(s.ridge,), into=s.into,
+                                          source=s.source, order=d))
+            functions.append(None)
         else:
             into = s.into or s.source
             segment = k if s.segment is None else int(s.segment)
@@ -442,9 +472,10 @@ def vertexmap(
     feature_aware: bool = True,
     block_size: int | None = None,
 ):
-    """Run one vertex function, or a list of Vertex/Normalize steps, on the active vertices."""
+    """Run one vertex function, or a list of Vertex/Normalize/Solve steps, on the active
+    vertices."""
     steps = fns if isinstance(fns, (list, tuple)) else [fns]
-    steps = [s if isinstance(s, (Vertex, Normalize)) else Vertex(s) for s in steps]
+    steps = [s if isinstance(s, (Vertex, Normalize, Solve)) else Vertex(s) for s in steps]
     return foldmap(
         g,
         steps,

@@ -61,3 +61,68 @@ def test_warp_scan_and_lane_search():
 def test_host_group_mask():
     assert co.group_mask(4, 13) == 0xF << 12
     assert co.group_mask(32, 7) == 0xFFFFFFFF
+
+
+def _spd_rows(groups, d, seed):
+    """Rows [A (d x d, row-major), b]: A = M M^T, SPD, of varied conditioning; float64."""
+    r = np.random.default_rng(seed)
+    rows = []
+    for _ in range(groups):
+        m = r.standard_normal((d, d + 2))
+        rows.append(np.concatenate([(m @ m.T).ravel(), r.standard_normal(d)]))
+    return np.array(rows)
+
+
+def _expected(rows, d, lam):
+    out = []
+    for row in rows:
+        a = row[:d * d].reshape(d, d) + lam * np.eye(d)
+        out.append(np.linalg.solve(a, row[d * d:]))
+    return np.array(out)
+
+
+@cuda.jit
+def _solve_kernel(rows, T, d, lam, out):
+    lane = cuda.laneid
+    f = lane % T
+    group = lane // T
+    a = 0.0
+    if f < d * d + d:
+        a = rows[group, f]
+    a = co.group_spd_solve(a, f, d, lam)
+    if f >= d * d and f < d * d + d:
+        out[group, f - d * d] = a
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5])
+def test_group_spd_solve_matches_numpy(d):
+    T = 1 << (d * d + d - 1).bit_length()  # next power of two of d*d + d
+    groups, lam = 32 // T, 0.1
+    rows = _spd_rows(groups, d, seed=d)
+    out = device.zeros((groups, d), np.float64)
+    _solve_kernel[1, 32](device.asarray(rows), T, d, lam, out)
+    np.testing.assert_allclose(device.to_host(out), _expected(rows, d, lam), rtol=1e-9,
+                               atol=1e-12)
+
+
+@cuda.jit
+def _block_solve_kernel(rows, T, d, lam, out):
+    g = cuda.threadIdx.x // T
+    f = cuda.threadIdx.x - g * T
+    buf = cuda.shared.array(128, np.float64)
+    a = 0.0
+    if f < d * d + d:
+        a = rows[g, f]
+    a = co.block_spd_solve(a, f, d, lam, g * T, buf)
+    if f >= d * d and f < d * d + d:
+        out[g, f - d * d] = a
+
+
+@pytest.mark.parametrize("d", [6, 7])
+def test_block_spd_solve_matches_numpy(d):
+    T, lam = 64, 0.5  # 42 and 56 entries: two groups of 64 threads in a block of 128
+    rows = _spd_rows(2, d, seed=10 + d)
+    out = device.zeros((2, d), np.float64)
+    _block_solve_kernel[1, 128](device.asarray(rows), T, d, lam, out)
+    np.testing.assert_allclose(device.to_host(out), _expected(rows, d, lam), rtol=1e-9,
+                               atol=1e-12)

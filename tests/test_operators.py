@@ -238,3 +238,47 @@ def test_log_normalize_is_a_shifted_softmax(k, segment, fa):
     e = np.exp(rows - rows.max(axis=2, keepdims=True))
     expected = (e / e.sum(axis=2, keepdims=True)).reshape(g.n, k)
     assert np.allclose(device.to_host(dst), expected, atol=1e-6)
+
+
+@cuda.jit(device=True)
+def even_vertex(f, v):
+    return v % 2 == 0
+
+
+@pytest.mark.parametrize("d, fa", [(2, True), (4, True), (6, True), (3, False)])
+def test_solve_step_solves_each_row_and_respects_progress(d, fa):
+    g = build("directed", seed=d)
+    k = d * d + d
+    r = np.random.default_rng(100 + d)
+    rows = []
+    for _ in range(g.n):
+        m = r.standard_normal((d, d + 1))
+        rows.append(np.concatenate([(m @ m.T).ravel(), r.standard_normal(d)]))
+    rows = np.array(rows, dtype=np.float32)
+    before = r.random((g.n, d)).astype(np.float32)
+    x = device.asarray(before.copy())
+    args = dict(stats=device.asarray(rows), x=x, lam=0.25)
+    ops.vertexmap(g, [ops.Vertex(even_vertex), ops.Solve("stats", "x", ridge="lam")], args,
+                  k=k, feature_aware=fa)
+    got = device.to_host(x)
+    for v in range(g.n):
+        if v % 2:
+            assert np.array_equal(got[v], before[v])  # progress off: left as it was
+        else:
+            a = rows[v, :d * d].astype(np.float64).reshape(d, d) + 0.25 * np.eye(d)
+            want = np.linalg.solve(a, rows[v, d * d:].astype(np.float64))
+            np.testing.assert_allclose(got[v], want, rtol=2e-4, atol=1e-5)
+
+
+def test_solve_step_rejects_bad_shapes():
+    g = build("directed", seed=1)
+    stats = device.zeros((g.n, 6), np.float32)
+    x = device.zeros((g.n, 2), np.float32)
+    with pytest.raises(ValueError, match="k = d\\*d \\+ d"):
+        ops.vertexmap(g, [ops.Solve("stats", "x", ridge="lam")], dict(stats=stats, x=x, lam=0.1),
+                      k=5)
+    with pytest.raises(ValueError, match="ridge 'lam' must name a float scalar"):
+        ops.vertexmap(g, [ops.Solve("stats", "x", ridge="lam")], dict(stats=stats, x=x), k=6)
+    with pytest.raises(ValueError, match="Solve destination 'x'"):
+        ops.vertexmap(g, [ops.Solve("stats", "x", ridge="lam")],
+                      dict(stats=stats, x=device.zeros((g.n, 1), np.float32), lam=0.1), k=6)

@@ -5,7 +5,8 @@
 
 One iteration updates side 0 from side 1, then side 1 from the new side 0.  The edge step
 gathers the k*k + k normal-equation features of a vertex (IC row-major, then sc) in one
-property; the vertex step solves the SPD system by Cholesky.  A side's vertices only read the
+property, an outer product computed one entry per thread; the collaborative ``Solve`` step
+factors IC + lambda I by Cholesky across those same threads.  A side's vertices only read the
 other side, so each half-step updates ``lf`` in place.
 
 Change-driven mode (ONYX 4.2, Figure 4.2): IC and sc stay on the vertices (float64) and a
@@ -19,7 +20,11 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ..kernels.collective import MAX_SOLVE, spd_solve_row
+from ..operators import MAX_GROUP
+
+#: the k*k + k threads of one vertex's normal equations must fit one block
+MAX_K = 31
+assert MAX_K * MAX_K + MAX_K <= MAX_GROUP
 from ._common import Info, finish, resolve_pull_fold
 
 
@@ -54,12 +59,8 @@ def commit(f, v, lf, pushed):
 
 
 @cuda.jit(device=True)
-def least_squares(f, v, stats, lf, k, lam, side, target):
-    if side[v, 0] != target:
-        return False
-    if f == 0:  # one lane of the vertex solves its k x k system
-        spd_solve_row(stats, v, k, lam, lf)
-    return True
+def on_target_side(f, v, side, target):
+    return side[v, 0] == target
 
 
 def bipartite_sides(g):
@@ -101,8 +102,8 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
 
         >>> als(Graph.from_edgelist(ratings, "user", "item", weight="stars", directed=False), 8)   # doctest: +SKIP
     """
-    if not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_SOLVE:
-        raise ValueError(f"k must be an integer in [1, {MAX_SOLVE}], got {k!r}")
+    if not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be an integer in [1, {MAX_K}], got {k!r}")
     if not lam > 0:
         raise ValueError(f"lam must be positive, got {lam!r}")
     if int(iterations) != iterations or iterations < 0:
@@ -129,9 +130,11 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
         # pushed = 0: the first push of every vertex sends its whole contribution
         args["pushed"] = props.vertex_property(g, k)
         moved_on = [on_side[0].copy(), on_side[1].copy()]
-        edge_fn, solve = normal_equation_changes, [ops.Vertex(least_squares), ops.Vertex(moved)]
+    solve = [ops.Vertex(on_target_side), ops.Solve("stats", "lf", ridge="lam")]
+    if change_driven:
+        edge_fn, solve = normal_equation_changes, solve + [ops.Vertex(moved)]
     else:
-        edge_fn, solve = normal_equations, [ops.Vertex(least_squares)]
+        edge_fn = normal_equations
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
@@ -143,7 +146,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
                 props.fill(args["stats"], 0.0)
                 sources, moved_next = on_side[1 - target], None
             if fold:
-                # the pull fold visits every vertex: least_squares skips the other side
+                # the pull fold visits every vertex: on_target_side stops the other side
                 ops.foldmap(g, [ops.Edge(edge_fn, "stats")] + solve, call, active_in=sources,
                             active_out=moved_next, direction="pull", **opts)
             else:

@@ -5,7 +5,8 @@ One generated kernel runs an ordered list of steps on every vertex of the graph:
 * ``edge`` steps: a per-feature edge function ``fn(f, u, v, e, ...)`` whose values are reduced
   (sum, min or max) into ``into[v, f]``;
 * ``vertex`` steps: a per-feature vertex function ``fn(f, v, ...) -> bool``;
-* ``normalize`` steps: the collaborative L1 normalization of a property row, per segment.
+* ``normalize`` steps: the collaborative L1 normalization of a property row, per segment;
+* ``solve`` steps: the collaborative Cholesky solve of the small SPD system a row holds.
 
 Two shapes are legal (checked in :mod:`onyx_rapids.operators`):
 
@@ -49,10 +50,11 @@ FIXED_PARAMS = ("n", "offsets", "indices", "edge_ids", "active_in", "active_out"
 class StepSpec:
     """One step of a generated kernel, with everything that changes its code."""
 
-    kind: str  # "edge" | "vertex" | "normalize"
-    params: tuple = ()  # argument names passed to the user function after (f, v) / (f, u, v, e)
-    into: str = ""  # edge: the reduced output; normalize: the destination
-    source: str = ""  # normalize: the array normalized
+    kind: str  # "edge" | "vertex" | "normalize" | "solve"
+    params: tuple = ()  # user function: argument names after (f, v) / (f, u, v, e); solve: ridge
+    into: str = ""  # edge: the reduced output; normalize, solve: the destination
+    source: str = ""  # normalize: the array normalized; solve: the rows [A, b]
+    order: int = 0  # solve: d, the size of the system (k = d*d + d)
     reduce: str = "sum"  # edge: "sum" | "min" | "max"
     segment: int = 0  # normalize: features per segment
     log: bool = False  # normalize: the source holds logs (softmax, shifted by the maximum)
@@ -136,6 +138,9 @@ class _Generator:
             "block_segment_sum": collective.block_segment_sum,
             "block_segment_max": collective.block_segment_max,
             "group_segment_max": collective.group_segment_max,
+            "group_spd_solve": collective.group_spd_solve,
+            "block_spd_solve": collective.block_spd_solve,
+            "spd_solve_row": collective.spd_solve_row,
         }
         self.dtypes = dict(spec.dtypes)
         self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
@@ -195,6 +200,8 @@ class _Generator:
                         w("cuda.syncwarp()")
                     else:
                         w("go = block_group_any(r, g, f, flags)")
+            elif s.kind == "solve":
+                self.solve_code(s, valid)
             elif s.log:
                 self.log_normalize_code(s, valid)
             else:  # normalize
@@ -222,6 +229,27 @@ class _Generator:
                     w(f"if go and f < {spec.k}:")
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
                     w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
+
+    def solve_code(self, s, valid: str):
+        """into[v, :d] = (A + ridge I)^{-1} b from the row [A (d x d), b] of source."""
+        spec, w = self.spec, self.w
+        d, (ridge,) = s.order, s.params
+        if spec.mapping == "nfa":
+            w("if go:")
+            w(f"    spd_solve_row({s.source}, v, {d}, {ridge}, {s.into})")
+            return
+        # every lane takes part (the exchanges name the whole warp or block); lanes of vertices
+        # that do not go solve zeros and store nothing
+        w("a = 0.0")
+        w(f"if {valid} and go and f < {spec.k}:")
+        w(f"    a = 1.0 * {s.source}[v, f]")
+        if spec.mapping == "warp":
+            w(f"a = group_spd_solve(a, f, {d}, {ridge})")
+        else:
+            w(f"a = block_spd_solve(a, f, {d}, {ridge}, gstart, solve_buf)")
+        w(f"if go and f >= {d * d} and f < {spec.k}:")
+        w(f"    {s.into}[v, f - {d * d}] = a")
+        w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
 
     def segment_call(self, op: str, value: str, seg: int) -> str:
         spec = self.spec
@@ -439,6 +467,9 @@ class _Generator:
             w(f"norm_buf = cuda.shared.array({spec.block_size}, norm_dtype)")
             self.ns["norm_dtype"] = np.float64 if wide or any(
                 s.log for s in spec.steps if s.kind == "normalize") else np.float32
+        if any(s.kind == "solve" for s in spec.steps):
+            w(f"solve_buf = cuda.shared.array({spec.block_size}, float64)")
+            self.ns["float64"] = np.float64
         w(f"g = cuda.threadIdx.x // {T}")
         w(f"f = cuda.threadIdx.x - g * {T}")
         w(f"gstart = g * {T}")

@@ -210,3 +210,119 @@ def spd_solve_row(stats, v, k, lam, out):
             s -= L[p * k + i] * y[p]
         y[i] = s / L[i * k + i] if L[i * k + i] > 0 else 0.0
         out[v, i] = y[i]
+
+
+@cuda.jit(device=True)
+def group_spd_solve(a, f, d, lam):
+    """Collaborative Cholesky solve of ``(A + lam I) x = b`` by the lanes of one feature group.
+
+    Lane ``f < d*d`` holds ``A[f // d, f % d]`` and lane ``d*d + i`` holds ``b[i]`` (``a``, a
+    float64); on return lane ``d*d + i`` holds ``x[i]`` (the other lanes hold L).  Needs
+    ``d*d + d <= T <= 32``.  Right-looking: column ``j`` of L is one shuffle of the pivot, a
+    division on the column's lanes and a rank-1 update of the trailing triangle (two shuffles),
+    so the factorization takes ``d`` rounds instead of one lane's ``d^3 / 3`` steps; the two
+    triangular solves take ``d`` rounds each.  Every lane of the warp calls it.
+    """
+    base = cuda.laneid - f
+    dd = d * d
+    is_a = f < dd
+    is_b = f >= dd and f < dd + d
+    row = f // d if is_a else 0
+    col = f - row * d if is_a else 0
+    bi = f - dd if is_b else 0
+    if is_a and row == col:
+        a += lam
+    for j in range(d):
+        piv = cuda.shfl_sync(FULL_MASK, a, base + j * d + j)
+        piv = math.sqrt(piv) if piv > 0 else 0.0
+        if is_a and col == j and row >= j:
+            if row == j:
+                a = piv
+            else:
+                a = a / piv if piv > 0 else 0.0
+        lij = cuda.shfl_sync(FULL_MASK, a, base + row * d + j)
+        llj = cuda.shfl_sync(FULL_MASK, a, base + col * d + j)
+        if is_a and col > j and row >= col:
+            a -= lij * llj
+    for p in range(d):  # L y = b, y overwriting b
+        lpp = cuda.shfl_sync(FULL_MASK, a, base + p * d + p)
+        yp = cuda.shfl_sync(FULL_MASK, a, base + dd + p)
+        yp = yp / lpp if lpp > 0 else 0.0
+        lip = cuda.shfl_sync(FULL_MASK, a, base + (bi if bi > p else p) * d + p)
+        if is_b:
+            if bi == p:
+                a = yp
+            elif bi > p:
+                a -= lip * yp
+    for i in range(d - 1, -1, -1):  # L^T x = y
+        lii = cuda.shfl_sync(FULL_MASK, a, base + i * d + i)
+        xi = cuda.shfl_sync(FULL_MASK, a, base + dd + i)
+        xi = xi / lii if lii > 0 else 0.0
+        lib = cuda.shfl_sync(FULL_MASK, a, base + i * d + (bi if bi < i else i))
+        if is_b:
+            if bi == i:
+                a = xi
+            elif bi < i:
+                a -= lib * xi
+    return a
+
+
+@cuda.jit(device=True)
+def block_spd_solve(a, f, d, lam, group_start, buf):
+    """:func:`group_spd_solve` for groups wider than a warp: the entries live in the shared
+    float64 ``buf`` (one per thread of the block) and each round ends with ``syncthreads``.
+    Every thread of the block calls it."""
+    tid = cuda.threadIdx.x
+    dd = d * d
+    is_a = f < dd
+    is_b = f >= dd and f < dd + d
+    row = f // d if is_a else 0
+    col = f - row * d if is_a else 0
+    bi = f - dd if is_b else 0
+    if is_a and row == col:
+        a += lam
+    buf[tid] = a
+    cuda.syncthreads()
+    for j in range(d):
+        piv = buf[group_start + j * d + j]
+        piv = math.sqrt(piv) if piv > 0 else 0.0
+        cuda.syncthreads()  # every thread has the pivot before its lane overwrites it
+        if is_a and col == j and row >= j:
+            if row == j:
+                a = piv
+            else:
+                a = a / piv if piv > 0 else 0.0
+            buf[tid] = a
+        cuda.syncthreads()
+        if is_a and col > j and row >= col:  # reads column j, writes columns > j
+            a -= buf[group_start + row * d + j] * buf[group_start + col * d + j]
+            buf[tid] = a
+        cuda.syncthreads()
+    for p in range(d):
+        lpp = buf[group_start + p * d + p]
+        yp = buf[group_start + dd + p]
+        yp = yp / lpp if lpp > 0 else 0.0
+        lip = buf[group_start + (bi if bi > p else p) * d + p]
+        cuda.syncthreads()
+        if is_b:
+            if bi == p:
+                a = yp
+            elif bi > p:
+                a -= lip * yp
+            buf[tid] = a
+        cuda.syncthreads()
+    for i in range(d - 1, -1, -1):
+        lii = buf[group_start + i * d + i]
+        xi = buf[group_start + dd + i]
+        xi = xi / lii if lii > 0 else 0.0
+        lib = buf[group_start + i * d + (bi if bi < i else i)]
+        cuda.syncthreads()
+        if is_b:
+            if bi == i:
+                a = xi
+            elif bi < i:
+                a -= lib * xi
+            buf[tid] = a
+        cuda.syncthreads()
+    return a
+
