@@ -53,7 +53,9 @@ from __future__ import annotations
 
 import inspect
 import math
+import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,6 +178,46 @@ KERNEL_CACHE = _KernelCache()
 
 def kernel_cache_info() -> dict:
     return {"hits": KERNEL_CACHE.hits, "misses": KERNEL_CACHE.misses, "size": len(KERNEL_CACHE.entries)}
+
+
+class _KernelTimes:
+    """Per-kernel wall time, recorded only inside :func:`profile_kernels` (it synchronizes the
+    device around every launch, which a normal run must not pay)."""
+
+    def __init__(self):
+        self.enabled = False
+        self.entries: dict = {}  # KernelSpec -> [launches, seconds]
+
+    def add(self, spec, seconds: float):
+        entry = self.entries.setdefault(spec, [0, 0.0])
+        entry[0] += 1
+        entry[1] += seconds
+
+
+KERNEL_TIMES = _KernelTimes()
+
+
+@contextmanager
+def profile_kernels():
+    """Time every generated-kernel launch inside the block; yields ``{spec: (launches, ms)}``,
+    filled when the block ends.
+
+    Example::
+
+        >>> with profile_kernels() as times:          # doctest: +SKIP
+        ...     onyx.pagerank(g)
+        >>> sorted(times.values(), key=lambda t: -t[1])[0]   # doctest: +SKIP
+        (31, 212.4)
+    """
+    result: dict = {}
+    previous, KERNEL_TIMES.enabled, KERNEL_TIMES.entries = (KERNEL_TIMES.entries,
+                                                           True, {})
+    try:
+        yield result
+    finally:
+        device.synchronize()
+        result.update({spec: (n, s * 1e3) for spec, (n, s) in KERNEL_TIMES.entries.items()})
+        KERNEL_TIMES.enabled, KERNEL_TIMES.entries = False, previous
 
 
 def _default_block_size() -> int:
@@ -404,6 +446,9 @@ def foldmap(
         max_blocks = 2 if device.is_simulator() else device.multiprocessor_count() * 16
     grid = device.grid_size(threads, block, max_blocks)
     dummy = _dummy_bits()
+    if KERNEL_TIMES.enabled:
+        device.synchronize()
+        started = time.perf_counter()
     kernel[grid, block](
         np.int64(n),
         offsets,
@@ -413,6 +458,9 @@ def foldmap(
         dummy if active_out is None else active_out,
         *(args[name] for name in names),
     )
+    if KERNEL_TIMES.enabled:
+        device.synchronize()
+        KERNEL_TIMES.add(spec, time.perf_counter() - started)
     return active_out
 
 

@@ -282,3 +282,18 @@ def test_solve_step_rejects_bad_shapes():
     with pytest.raises(ValueError, match="Solve destination 'x'"):
         ops.vertexmap(g, [ops.Solve("stats", "x", ridge="lam")],
                       dict(stats=stats, x=device.zeros((g.n, 1), np.float32), lam=0.1), k=6)
+
+
+def test_profile_kernels_counts_each_launch_and_stops_after():
+    k = 2
+    g, _, _, x, _, _ = _setup(k, seed=5)
+    x = device.asarray(x)
+    with ops.profile_kernels() as times:
+        for _ in range(3):
+            ops.vertexmap(g, double, dict(x=x), k=k)
+        ops.vertexmap(g, double, dict(x=x), k=k, feature_aware=False)
+    assert sorted(n for n, _ in times.values()) == [1, 3]
+    assert all(ms >= 0 for _, ms in times.values())
+    assert {spec.mapping for spec in times} == {"warp", "nfa"}
+    ops.vertexmap(g, double, dict(x=x), k=k)  # outside the block: not recorded
+    assert not ops.KERNEL_TIMES.enabled and not ops.KERNEL_TIMES.entries
