@@ -62,6 +62,7 @@ import numpy as np
 
 from . import device
 from .kernels import codegen
+from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
 
 REDUCTIONS = ("sum", "min", "max")
 DIRECTIONS = ("push", "pull")
@@ -290,6 +291,13 @@ def foldmap(
     ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
     float32 of shared memory, alive for the whole kernel: functions that take a parameter
     named ``scratch`` receive it, so one step can leave values for the next (ONYX 6.2.1).
+    A user function that takes a parameter named ``lanes`` receives, feature-aware with
+    ``k <= 32``, the uint32 mask of the warp lanes that hold features ``0..k-1`` of its property
+    and call it together, so it can share values among them with
+    :func:`onyx_rapids.kernels.collective.group_broadcast` (ONYX's collaborative operations);
+    it receives 0 when the features are not spread over one warp (one thread per vertex, or
+    groups wider than a warp) and must then compute alone.
+
     Returns ``active_out``.
     """
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
@@ -303,6 +311,9 @@ def foldmap(
     args = _prepare_args(args)
     if "scratch" in args:
         raise ValueError("args key 'scratch' is reserved: pass scratch=N to get shared memory")
+    if "lanes" in args:
+        raise ValueError("args key 'lanes' is reserved: functions that take it get the lanes "
+                         "of their property's features")
     if not isinstance(scratch, (int, np.integer)) or scratch < 0:
         raise ValueError(f"scratch must be a non-negative number of floats, got {scratch!r}")
     n = g.n
@@ -372,7 +383,7 @@ def foldmap(
                                           segment=segment, log=bool(s.log)))
             functions.append(None)
         for name in specs[-1].params:
-            if name == "scratch" and scratch:
+            if (name == "scratch" and scratch) or name == "lanes":
                 continue
             if name not in args:
                 raise ValueError(

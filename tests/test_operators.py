@@ -297,3 +297,55 @@ def test_profile_kernels_counts_each_launch_and_stops_after():
     assert {spec.mapping for spec in times} == {"warp", "nfa"}
     ops.vertexmap(g, double, dict(x=x), k=k)  # outside the block: not recorded
     assert not ops.KERNEL_TIMES.enabled and not ops.KERNEL_TIMES.entries
+
+
+@cuda.jit(device=True)
+def row_total_through_lanes(f, u, v, e, x, k, lanes):
+    total = 0.0
+    if lanes != 0:  # share the source's row over the property's lanes
+        mine = x[u, f]
+        for j in range(k):
+            total += ops.group_broadcast(mine, lanes, f, j)
+    else:
+        for j in range(k):
+            total += x[u, j]
+    return total * (f + 1)
+
+
+@pytest.mark.parametrize("k, fa, direction", [(3, True, "pull"), (8, True, "pull"),
+                                              (3, True, "push"), (40, True, "pull"),
+                                              (3, False, "pull")])
+def test_lanes_share_values_among_a_property_features(k, fa, direction):
+    g, src, dst, x, _, _ = _setup(k, seed=20 + k)
+    acc = device.zeros((g.n, k), np.float32)
+    ops.edgemap(g, row_total_through_lanes, "acc", dict(x=device.asarray(x), acc=acc, k=k),
+                direction=direction, feature_aware=fa)
+    expected = np.zeros((g.n, k))
+    np.add.at(expected, dst, x[src].sum(axis=1, dtype=np.float64)[:, None] * np.arange(1, k + 1))
+    np.testing.assert_allclose(device.to_host(acc), expected, rtol=1e-4)
+
+
+def test_lanes_is_reserved():
+    g, _, _, x, _, _ = _setup(2, seed=1)
+    with pytest.raises(ValueError, match="'lanes' is reserved"):
+        ops.vertexmap(g, double, dict(x=device.asarray(x), lanes=1), k=2)
+
+
+@cuda.jit(device=True)
+def lanes_seen(f, v, seen, lanes):
+    seen[v, f] = lanes
+    return True
+
+
+@pytest.mark.parametrize("k, fa", [(3, True), (40, True), (3, False)])
+def test_lanes_names_the_property_lanes_or_zero(k, fa):
+    g, _, _, _, _, _ = _setup(k, seed=2)
+    seen = device.zeros((g.n, k), np.int64)
+    ops.vertexmap(g, lanes_seen, dict(seen=seen), k=k, feature_aware=fa)
+    got = device.to_host(seen)
+    if fa and k <= 32:
+        T = ops.next_pow2(k)
+        base = (np.arange(g.n) * T) % 32  # one group per vertex in a vertex-only kernel
+        np.testing.assert_array_equal(got, np.repeat((((1 << k) - 1) << base)[:, None], k, 1))
+    else:
+        assert not got.any()

@@ -20,18 +20,27 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
+from ..operators import group_broadcast
 from ._common import Info, check_common, finish, resolve_pull_fold
 
 
 @cuda.jit(device=True)
-def message(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row_sum, k):
+def message(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row_sum, k,
+            lanes):
     back = reverse[e]
-    value = 0.0
-    total = 0.0  # the message's normalizer: sum over f of the same product
-    for j in range(k):
-        q = belief[u, j] / msg[back, j]
-        value += q * potential[j, f]
-        total += q * potential_row_sum[j]
+    value = 0.0  # (q Psi)_f with q = b(u) / m_vu, Hadamard
+    total = 0.0  # the message's normalizer: sum over f of (q Psi)_f = q . rowsum(Psi)
+    if lanes != 0:  # the k lanes of the edge: one quotient each, shared by shuffles
+        q = belief[u, f] / msg[back, f]
+        for j in range(k):
+            qj = group_broadcast(q, lanes, f, j)
+            value += qj * potential[j, f]
+            total += qj * potential_row_sum[j]
+    else:  # one thread: every quotient itself
+        for j in range(k):
+            qj = belief[u, j] / msg[back, j]
+            value += qj * potential[j, f]
+            total += qj * potential_row_sum[j]
     m = value / total
     msg_next[e, f] = m
     return math.log(m)
@@ -39,10 +48,10 @@ def message(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row
 
 @cuda.jit(device=True)
 def message_change(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row_sum,
-                   k):
+                   k, lanes):
     old = msg[e, f]
     return message(f, u, v, e, belief, msg, msg_next, reverse, potential, potential_row_sum,
-                   k) - math.log(old)
+                   k, lanes) - math.log(old)
 
 
 @cuda.jit(device=True)

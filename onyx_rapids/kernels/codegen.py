@@ -161,6 +161,8 @@ class _Generator:
         params = ", ".join(FIXED_PARAMS + self.spec.arg_names)
         self.w(f"def kernel({params}):")
         self.w.indent()
+        if self.spec.mapping != "warp":
+            self.w("lanes = uint32(0)  # the features are not spread over one warp's lanes")
         for name, twin in self.spec.aliases:
             self.w(f"{name} = {twin}")
         if self.spec.scratch:
@@ -172,6 +174,12 @@ class _Generator:
             self.w(f"sg = cuda.threadIdx.x // {self.spec.group}")
             self.w(f"scratch = scratch_all[sg * {per}:(sg + 1) * {per}]")
             self.ns["float32"] = np.float32
+
+    def lanes_code(self):
+        """``lanes``, given to user functions that ask for it: the warp lanes holding features
+        0..k-1 of the thread's property, which call every user function together."""
+        k = self.spec.k
+        self.w(f"lanes = uint32({(1 << k) - 1} << (lane - f))")
 
     # -- vertex and normalize steps ------------------------------------------------------
 
@@ -427,6 +435,7 @@ class _Generator:
             units = 32 // W
             w("lane = cuda.laneid")
             w(f"f = lane & {T - 1}")
+            self.lanes_code()
             w(f"gmask = lane_group_mask(lane, {T})")
             if spec.coop > 1:
                 w(f"gi = (lane & {W - 1}) // {T}")
@@ -540,6 +549,7 @@ class _Generator:
         G = 32 // T
         w("lane = cuda.laneid")
         w(f"f = lane & {T - 1}")
+        self.lanes_code()
         w(f"gi = lane // {T}")
         w(f"gmask = lane_group_mask(lane, {T})")
         w("nwarps = (cuda.gridDim.x * cuda.blockDim.x) // 32")

@@ -101,6 +101,14 @@ def group_segment_max(x, f, segment, T, gmask):
 
 
 @cuda.jit(device=True)
+def group_broadcast(x, lanes, f, j):
+    """Feature ``j``'s ``x`` to every lane of ``lanes`` (the property's lanes, feature ``f``
+    being the caller's): one ``shfl_sync`` over those lanes only, so it may run where groups
+    diverge (inside an edge loop).  See ``lanes`` in :func:`onyx_rapids.operators.foldmap`."""
+    return cuda.shfl_sync(lanes, x, cuda.laneid - f + j)
+
+
+@cuda.jit(device=True)
 def warp_inclusive_scan(x):
     """Inclusive prefix sum over the 32 lanes of a full warp."""
     lane = cuda.laneid
