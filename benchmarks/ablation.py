@@ -40,15 +40,15 @@ compile time), then ``--repeat`` calls, device synchronized before and after eac
 ``time.perf_counter``; ms/iteration = median call / iterations.  A call includes the
 algorithm's set-up and building its result frame.
 
-Device memory (GPU backend only): right before the warm-up call the free blocks of CuPy's
-default memory pool are released and the pool's ``total_bytes()`` read (``baseline_pool_bytes``:
-what is still alive, the graph and the inputs); right after the call it is read again
-(``peak_pool_bytes``).  The pool only grows while the call allocates (blocks the call frees are
-kept for reuse, not returned), so the difference, ``peak_run_bytes``, is the high-water mark of
-what one run allocated through CuPy (every onyx_rapids array, the result's columns included;
-rounded up to the pool's 512-byte blocks).  Not in it: kernel local memory, and whatever cuDF
-takes from RMM if it copies the columns into the result frame.  Under the simulator the arrays
-are NumPy's and the three are None.  ONYX reports that folding shrinks the memory
+Device memory (GPU backend only): the warm-up call runs under a CuPy memory hook that adds up
+the bytes CuPy's memory pool hands out and takes back (``malloc`` / ``free`` at the pool level,
+in 512-byte blocks); ``peak_run_bytes`` is the highest running total: the high-water mark of
+what one run holds at once through CuPy (every onyx_rapids array, the result's columns
+included), beyond the graph and inputs that already existed.  ``baseline_pool_bytes`` and
+``peak_pool_bytes`` are the pool's total size before (after releasing its free blocks) and after
+the call, for reference.  Not counted: kernel local memory, and whatever cuDF takes from RMM if
+it copies the columns into the result frame.  Under the simulator the arrays are NumPy's and the
+three are None.  ONYX reports that folding shrinks the memory
 footprint (belief propagation); the Markdown's "Device memory allocated by one run" table shows
 ours.
 
@@ -566,6 +566,35 @@ def _pool_after_free():
     return _pool_bytes()
 
 
+class _PeakCounter:
+    """Running total and high-water mark of the bytes a memory pool has handed out: the
+    callbacks of a CuPy ``MemoryHook`` (see :func:`_peak_hook`)."""
+
+    name = "onyx_rapids_peak"
+
+    def __init__(self):
+        self.live = 0
+        self.peak = 0
+
+    def malloc_postprocess(self, **kw):
+        self.live += int(kw["mem_size"])
+        self.peak = max(self.peak, self.live)
+
+    def free_postprocess(self, **kw):
+        self.live -= int(kw["mem_size"])
+
+
+def _peak_hook():
+    """A :class:`_PeakCounter` installed as a CuPy memory hook (use it as a context manager);
+    None under the simulator."""
+    if device.BACKEND != "gpu":
+        return None
+    hook_type = type("PeakHook", (device.xp.cuda.MemoryHook, _PeakCounter), {})
+    hook = hook_type()
+    _PeakCounter.__init__(hook)
+    return hook
+
+
 def measure(bench: Bench, args, family: str, algorithm: str, g, inputs: dict, k: int,
             variants, *, section: str = "table") -> list[dict]:
     """Warm-up and timed calls of each variant (the reference first), checked.  A CD variant of
@@ -599,11 +628,14 @@ def measure(bench: Bench, args, family: str, algorithm: str, g, inputs: dict, k:
             # high-water mark on top of what was alive before.  Releasing the free blocks first
             # also makes the warm-up call pay for cudaMalloc again: compile_ms includes that.
             baseline = _pool_after_free()
-            (frame, info), first_ms = _timed(call)
-            peak = _pool_bytes()
-            row.update(baseline_pool_bytes=baseline, peak_pool_bytes=peak,
-                       peak_run_bytes=None if peak is None or baseline is None
-                       else peak - baseline)
+            hook = _peak_hook()
+            if hook is None:
+                (frame, info), first_ms = _timed(call)
+            else:
+                with hook:
+                    (frame, info), first_ms = _timed(call)
+            row.update(baseline_pool_bytes=baseline, peak_pool_bytes=_pool_bytes(),
+                       peak_run_bytes=None if hook is None else hook.peak)
             row["kernels_compiled"] = _kernel_misses() - misses
             del frame
             times = []
@@ -806,10 +838,9 @@ def markdown(report: dict) -> str:
         "",
         "## Device memory allocated by one run (MiB)",
         "",
-        "Growth of CuPy's default memory pool during the warm-up call, its free blocks released "
-        "just before: the high-water mark of what one run allocated through CuPy (all "
-        "onyx_rapids arrays, the result's columns included), beyond the graph and inputs already "
-        "there. -: not measured (simulator backend, or the call failed); n/a: the algorithm "
+        "The most device memory one run (the warm-up call) held at once through CuPy's memory "
+        "pool, counted by a memory hook: every onyx_rapids array, the result's columns "
+        "included, beyond the graph and inputs already there. -: not measured (simulator backend, or the call failed); n/a: the algorithm "
         "has no such variant.",
         "",
         "| algorithm | graph | k | " + " | ".join(names) + " |",

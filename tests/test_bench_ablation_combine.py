@@ -311,16 +311,43 @@ def test_rows_carry_device_memory(runs):
                 # simulator: NumPy arrays, no device memory pool to read
                 assert all(r[key] is None for key in MEMORY_KEYS), r
             else:
-                assert r["peak_run_bytes"] == r["peak_pool_bytes"] - r["baseline_pool_bytes"]
-                assert r["peak_run_bytes"] >= 0
+                assert r["peak_run_bytes"] > 0
 
 
-def test_measure_records_pool_growth_of_the_warm_up_call(tmp_path, capsys, monkeypatch):
-    """The GPU path with a stand-in for the pool: read right after the free (baseline) and right
-    after the warm-up call (peak), nowhere else."""
+def test_peak_counter_keeps_the_high_water_mark():
+    c = ablation._PeakCounter()
+    for event, size in [("malloc", 512), ("malloc", 2048), ("free", 512), ("malloc", 1024),
+                        ("free", 2048), ("free", 1024)]:
+        getattr(c, f"{event}_postprocess")(device_id=0, mem_size=size, mem_ptr=0, pmem_id=0)
+    assert (c.live, c.peak) == (0, 3072)
+
+
+class _FakeHook(ablation._PeakCounter):
+    """Stands in for the CuPy memory hook: the call 'allocates' 3 MiB, then 1 MiB more, and
+    frees the first block (peak 4 MiB) per use."""
+
+    def __init__(self, sizes):
+        super().__init__()
+        self.sizes = sizes
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        first, second = self.sizes
+        self.malloc_postprocess(mem_size=first)
+        self.malloc_postprocess(mem_size=second)
+        self.free_postprocess(mem_size=first)
+
+
+def test_measure_records_the_warm_up_call_high_water_mark(tmp_path, capsys, monkeypatch):
+    """The GPU path with stand-ins: the pool read right after the free and right after the
+    warm-up call; the hook's high-water mark is the run's memory."""
     reads = iter([1000, 1000 + 3 * 2**20,  # FA/NCD, the reference, runs first
                   2000, 2000 + 2**20])      # NFA/NCD
+    hooks = iter([_FakeHook((3 * 2**20, 2**20)), _FakeHook((2**20, 2**20))])
     monkeypatch.setattr(ablation, "_pool_bytes", lambda: next(reads))
+    monkeypatch.setattr(ablation, "_peak_hook", lambda: next(hooks))
     rc = ablation.main(TINY + ["--families", "rmat", "--algorithms", "pagerank",
                                "--variants", "NFA/NCD", "--sweep", "none",
                                "--out", str(tmp_path)])
@@ -331,11 +358,11 @@ def test_measure_records_pool_growth_of_the_warm_up_call(tmp_path, capsys, monke
     rows = {r["variant"]: r for r in report["measurements"]}
     assert {k: rows["FA/NCD"][k] for k in MEMORY_KEYS} == {
         "baseline_pool_bytes": 1000, "peak_pool_bytes": 1000 + 3 * 2**20,
-        "peak_run_bytes": 3 * 2**20}
-    assert rows["NFA/NCD"]["peak_run_bytes"] == 2**20
+        "peak_run_bytes": 4 * 2**20}
+    assert rows["NFA/NCD"]["peak_run_bytes"] == 2 * 2**20
     md = path.with_suffix(".md").read_text()
     section = md[md.index(MEMORY_HEADING):]
-    assert "| pagerank | rmat | 1 | 1.0 | - | 3.0 | - | - | - | - | - |" in section
+    assert "| pagerank | rmat | 1 | 2.0 | - | 4.0 | - | - | - | - | - |" in section
 
 
 def _row(family, algorithm, k, variant, peak, *, ms=1.0, skipped=False):
