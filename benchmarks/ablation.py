@@ -589,7 +589,8 @@ def _peak_hook():
     None under the simulator."""
     if device.BACKEND != "gpu":
         return None
-    hook_type = type("PeakHook", (device.xp.cuda.MemoryHook, _PeakCounter), {})
+    # the counter first: MemoryHook's own (no-op) callbacks must not shadow its methods
+    hook_type = type("PeakHook", (_PeakCounter, device.xp.cuda.MemoryHook), {})
     hook = hook_type()
     _PeakCounter.__init__(hook)
     return hook
