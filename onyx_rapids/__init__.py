@@ -12,6 +12,9 @@ from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda
 from . import datasets, frontier, operators, properties
 from .algorithms.als import als
 from .algorithms.belief_propagation import belief_propagation
+from .algorithms.bfs import bfs
+from .algorithms.connected_components import weakly_connected_components
+from .algorithms.core_number import core_number, k_core
 from .algorithms.feature_propagation import feature_propagation
 from .algorithms.label_propagation import label_propagation
 from .algorithms.multi_manifold_ranking import multi_manifold_ranking
@@ -25,8 +28,8 @@ __version__ = "0.1.0"
 ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
 
 __all__ = [
-    "ALGORITHMS", "Edge", "als", "belief_propagation", "Graph", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "Edge", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
-    "personalized_pagerank", "properties", "vertexmap",
+    "personalized_pagerank", "properties", "vertexmap", "weakly_connected_components",
 ]

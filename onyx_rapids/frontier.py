@@ -39,6 +39,15 @@ def from_vertices(n: int, vertices):
     return _pack(mask)
 
 
+def from_mask(mask):
+    """A bit-vector from a boolean array of length n (True: active)."""
+    xp = device.xp
+    n = int(mask.shape[0])
+    padded = xp.zeros(words(n) * 32, dtype=np.bool_)
+    padded[:n] = mask
+    return _pack(padded)
+
+
 def _pack(mask):
     xp = device.xp
     w = mask.reshape(-1, 32).astype(np.uint32)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
-from .. import io
+from .. import frontier, io
 
 
 @dataclass
@@ -47,6 +47,22 @@ def resolve_pull_fold(direction, change_driven, fold, name):
         raise ValueError(f"{name}: fold=True runs its steps as one pull kernel; pass "
                          "direction='pull', or fold=False to push")
     return direction
+
+
+def check_traversal_options(direction, pull_fraction):
+    if direction not in ("auto", "push", "pull"):
+        raise ValueError(f"direction must be 'push', 'pull' or 'auto', got {direction!r}")
+    if not 0 <= pull_fraction <= 1:
+        raise ValueError(f"pull_fraction must be in [0, 1], got {pull_fraction!r}")
+
+
+def choose_direction(g, active, direction, pull_fraction):
+    """'auto': push while the active vertices' out-edges are at most ``pull_fraction`` of all
+    edges, pull above (Ligra / SIMD-X)."""
+    if direction != "auto":
+        return direction
+    touched = int(g.out_degree[frontier.to_mask(active, g.n)].sum())
+    return "pull" if touched > pull_fraction * g.m else "push"
 
 
 def finish(g, name, columns, info: Info, return_info: bool):

@@ -1,0 +1,80 @@
+"""Breadth-first search (ALGORITHMS.md item 9) from one source or from k sources at once.
+
+    d(s) = 0,   d(v) = min_{u -> v, u in frontier} d(u) + 1,   frontier' = {v : d(v) improved}
+
+Level by level, the frontier offers ``d(u) + 1`` along its out-edges and the heads keep the
+minimum (a min-combine: atomics when pushing, a register reduction when pulling).  With k
+sources the distances are one n x k property, feature f holding the hops from source f, and the
+frontier is the union of the k frontiers: a vertex stays in it while any feature improved.
+``direction='auto'`` pushes while the frontier's out-edges are under ``pull_fraction`` of all
+edges and pulls above (the Ligra / SIMD-X rule).  A predecessor (single source) is the largest
+in-neighbour u with ``d(u) + 1 = d(v)``, found by one max-combine edge pass at the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from .. import device, frontier, operators as ops, properties as props
+from ._common import Info, check_traversal_options, choose_direction, finish
+
+UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
+
+
+@cuda.jit(device=True)
+def offer(f, u, v, e, distance, unreached):
+    d = distance[u, f]
+    return unreached if d == unreached else d + 1
+
+
+@cuda.jit(device=True)
+def tight_parent(f, u, v, e, distance, unreached):
+    d = distance[u, f]
+    return u if d != unreached and d + 1 == distance[v, f] else -1
+
+
+def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
+        feature_aware=True, block_size=None, return_info=False):
+    """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
+    ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original ids.
+
+    Unreachable vertices get distance 2^31 - 1 and predecessor -1, as cuGraph's.
+
+    Example::
+
+        >>> bfs(g, source=0)["distance"].max()   # doctest: +SKIP
+        3
+    """
+    if (source is None) == (sources is None):
+        raise ValueError("give exactly one of source (one vertex) or sources (a list)")
+    check_traversal_options(direction, pull_fraction)
+    named = np.atleast_1d(np.asarray(source if sources is None else sources))
+    if named.size == 0:
+        raise ValueError("sources must name at least one vertex")
+    try:
+        starts = device.to_host(g.to_internal(named.ravel())).astype(np.int64)
+    except ValueError as e:
+        raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+    k = starts.size
+    distance = props.vertex_property(g, k, fill=UNREACHED, dtype=np.int32)
+    distance[device.asarray(starts), device.xp.arange(k)] = 0
+    args = dict(distance=distance, unreached=UNREACHED)
+    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    active = frontier.from_vertices(g.n, np.unique(starts))
+    info = Info(variant=dict(feature_aware=feature_aware, direction=direction))
+    while frontier.any_active(active):
+        info.iterations += 1
+        way = choose_direction(g, active, direction, pull_fraction)
+        active = ops.edgemap(g, offer, "distance", args, reduce="min", active_in=active,
+                             active_out=frontier.empty(g.n), direction=way, **opts)
+    info.converged = True
+    if sources is not None:
+        return finish(g, "bfs", {"distance_*": distance}, info, return_info)
+    parent = props.vertex_property(g, 1, fill=-1, dtype=np.int64)
+    ops.edgemap(g, tight_parent, "parent", dict(args, parent=parent), reduce="max",
+                direction="pull", **opts)
+    parent = parent[:, 0]
+    predecessor = device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
+    return finish(g, "bfs", {"distance": distance[:, 0], "predecessor": predecessor}, info,
+                  return_info)

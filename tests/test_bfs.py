@@ -1,0 +1,86 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import oracles_traversal as oracle
+from graphs import build, csr_edges
+from onyx_rapids import Graph, bfs, device
+
+UNREACHED = 2**31 - 1
+
+
+def _shapes():
+    path = pd.DataFrame({"src": np.arange(24), "dst": np.arange(1, 25)})
+    star = pd.DataFrame({"src": np.r_[np.zeros(12, int), np.arange(1, 6)],
+                         "dst": np.r_[np.arange(1, 13), np.zeros(5, int)]})
+    pieces = pd.DataFrame({"src": [0, 1, 2, 10, 11, 11], "dst": [1, 2, 0, 11, 12, 11]})
+    return {"path": Graph.from_edgelist(path, "src", "dst"),
+            "star": Graph.from_edgelist(star, "src", "dst"),
+            "pieces": Graph.from_edgelist(pieces, "src", "dst", vertices=[99]),
+            "random": build("directed", seed=3),
+            "undirected": build("undirected", seed=4)}
+
+
+SHAPES = _shapes()
+
+
+def _internal(g, original):
+    out = np.full(original.shape, -1, dtype=np.int64)
+    hit = original >= 0
+    if hit.any():
+        out[hit] = device.to_host(g.to_internal(original[hit]))
+    return out
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("direction, fa", [("auto", True), ("push", True), ("pull", True),
+                                           ("push", False), ("pull", False)])
+def test_single_source_matches_oracle_with_valid_predecessors(shape, direction, fa):
+    g = SHAPES[shape]
+    src, dst = csr_edges(g)
+    ids = device.to_host(g.vertices)
+    source = int(ids[len(ids) // 3])
+    df = bfs(g, source=source, direction=direction, feature_aware=fa)
+    assert list(df.columns) == ["vertex", "distance", "predecessor"]
+    assert df["distance"].dtype == np.int32
+    expected = oracle.bfs(g.n, src, dst, int(device.to_host(g.to_internal(source))))
+    np.testing.assert_array_equal(df["distance"].to_numpy(), expected)
+    oracle.check_predecessors(g.n, src, dst, df["distance"].to_numpy().astype(np.int64),
+                              _internal(g, df["predecessor"].to_numpy()),
+                              [int(device.to_host(g.to_internal(source)))])
+
+
+@pytest.mark.parametrize("fa, direction", [(True, "auto"), (False, "pull"), (True, "push")])
+def test_multi_source_is_k_traversals_at_once(fa, direction):
+    g = SHAPES["random"]
+    src, dst = csr_edges(g)
+    ids = device.to_host(g.vertices)
+    chosen = ids[[0, 5, 5, len(ids) - 1]]  # a repeated source gives two equal columns
+    df = bfs(g, sources=chosen, feature_aware=fa, direction=direction)
+    assert list(df.columns) == ["vertex"] + [f"distance_{f}" for f in range(4)]
+    expected = oracle.multi_bfs(g.n, src, dst, device.to_host(g.to_internal(chosen)))
+    got = np.stack([df[f"distance_{f}"].to_numpy() for f in range(4)], axis=1)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_single_vertex_and_info():
+    g = Graph.from_edgelist(pd.DataFrame({"src": [5], "dst": [5]}), "src", "dst")
+    df, info = bfs(g, source=5, return_info=True)
+    assert df["distance"].tolist() == [0] and df["predecessor"].tolist() == [-1]
+    assert info["converged"] and info["iterations"] == 1
+
+
+def test_bad_inputs_raise_clear_errors():
+    g = SHAPES["path"]
+    with pytest.raises(ValueError, match="source: .*1000"):
+        bfs(g, source=1000)
+    with pytest.raises(ValueError, match="exactly one of source"):
+        bfs(g)
+    with pytest.raises(ValueError, match="exactly one of source"):
+        bfs(g, source=0, sources=[1])
+    with pytest.raises(ValueError, match="at least one vertex"):
+        bfs(g, sources=[])
+    with pytest.raises(ValueError, match="direction"):
+        bfs(g, source=0, direction="sideways")
+    with pytest.raises(ValueError, match="pull_fraction"):
+        bfs(g, source=0, pull_fraction=1.5)
