@@ -29,6 +29,8 @@ import heapq
 
 import numpy as np
 
+from oracles_learning import _edges  # one validation of edge arrays for all the oracles
+
 UNREACHABLE_INT32 = 2**31 - 1
 UNREACHABLE_INT64 = 2**63 - 1
 
@@ -40,16 +42,6 @@ UNREACHABLE_INT64 = 2**63 - 1
 def unreachable_hops(n):
     """The bfs distance of an unreachable vertex: 2**31 - 1, or 2**63 - 1 when n >= 2**31."""
     return UNREACHABLE_INT32 if n < 2**31 else UNREACHABLE_INT64
-
-
-def _edges(n, src, dst):
-    src = np.asarray(src, dtype=np.int64).ravel()
-    dst = np.asarray(dst, dtype=np.int64).ravel()
-    if src.shape != dst.shape:
-        raise ValueError("src and dst must have the same length")
-    if len(src) and (min(src.min(), dst.min()) < 0 or max(src.max(), dst.max()) >= n):
-        raise ValueError("edge endpoints must be internal ids in 0..n-1")
-    return src, dst
 
 
 def _weights(src, weights):

@@ -221,6 +221,19 @@ def spd_solve_row(stats, v, k, lam, out):
 
 
 @cuda.jit(device=True)
+def _solve_roles(f, d):
+    """What thread ``f`` holds in a solve of order ``d``: (holds an entry of A, holds an entry
+    of b, A's row, A's column, b's index); unused fields are 0."""
+    dd = d * d
+    is_a = f < dd
+    is_b = f >= dd and f < dd + d
+    row = f // d if is_a else 0
+    col = f - row * d if is_a else 0
+    bi = f - dd if is_b else 0
+    return is_a, is_b, row, col, bi
+
+
+@cuda.jit(device=True)
 def group_spd_solve(a, f, d, lam):
     """Collaborative Cholesky solve of ``(A + lam I) x = b`` by the lanes of one feature group.
 
@@ -233,11 +246,7 @@ def group_spd_solve(a, f, d, lam):
     """
     base = cuda.laneid - f
     dd = d * d
-    is_a = f < dd
-    is_b = f >= dd and f < dd + d
-    row = f // d if is_a else 0
-    col = f - row * d if is_a else 0
-    bi = f - dd if is_b else 0
+    is_a, is_b, row, col, bi = _solve_roles(f, d)
     if is_a and row == col:
         a += lam
     for j in range(d):
@@ -282,11 +291,7 @@ def block_spd_solve(a, f, d, lam, group_start, buf):
     Every thread of the block calls it."""
     tid = cuda.threadIdx.x
     dd = d * d
-    is_a = f < dd
-    is_b = f >= dd and f < dd + d
-    row = f // d if is_a else 0
-    col = f - row * d if is_a else 0
-    bi = f - dd if is_b else 0
+    is_a, is_b, row, col, bi = _solve_roles(f, d)
     if is_a and row == col:
         a += lam
     buf[tid] = a
