@@ -113,7 +113,8 @@ from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph
 
 from .foundation import (BASELINE, REFERENCE, VARIANTS, Bench, _column, _fmt, _free_device_memory,
-                         _git, _kernel_misses, _plain, _slug, _timed, lp_labels, variant_name)
+                         _git, _kernel_misses, _plain, _slug, _timed, lp_labels, variant_name,
+                         write_report)
 
 ALGORITHMS = ("pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",
               "als", "belief_propagation", "multi_manifold_ranking", "multimodal_learning")
@@ -1250,20 +1251,7 @@ def _draw_sweep(bench: Bench, report: dict, out: Path, suffix: str) -> None:
 def _write(bench: Bench, report: dict, out: Path, suffix: str) -> int:
     """The JSON and the Markdown (also printed); the exit status (1: a check failed)."""
     out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / f"ablation_{suffix}.json", out / f"ablation_{suffix}.md"
-    json_path.write_text(json.dumps(report, indent=2, default=_plain) + "\n")
-    text = markdown(report)
-    md_path.write_text(text)
-    bench.log(f"wrote {json_path} and {md_path}")
-    print(text, flush=True)
-    if bench.failures:
-        print("=" * 78, flush=True)
-        for f in bench.failures:
-            print(f"FAILED: {f}", flush=True)
-        print(f"FAILED: {len(bench.failures)} check(s) failed", flush=True)
-        return 1
-    return 0
-
+    return write_report(bench, report, out / f"ablation_{suffix}", markdown(report))
 
 if __name__ == "__main__":
     sys.exit(main())

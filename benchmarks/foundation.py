@@ -680,9 +680,14 @@ def main(argv=None) -> int:
         stem += f"_{_slug(args.tag)}"
     if args.quick:
         stem += "_quick"
-    json_path, md_path = out / f"{stem}.json", out / f"{stem}.md"
+    return write_report(bench, report, out / stem, markdown(report))
+
+
+def write_report(bench: Bench, report: dict, stem: Path, text: str) -> int:
+    """``stem``.json and ``stem``.md (``text``, also printed); the exit status (1: a check
+    failed, each failure listed last)."""
+    json_path, md_path = stem.with_name(stem.name + ".json"), stem.with_name(stem.name + ".md")
     json_path.write_text(json.dumps(report, indent=2, default=_plain) + "\n")
-    text = markdown(report)
     md_path.write_text(text)
     bench.log(f"wrote {json_path} and {md_path}")
     print(text, flush=True)
