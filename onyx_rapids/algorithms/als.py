@@ -20,7 +20,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ..operators import MAX_GROUP, group_broadcast
+from ..operators import MAX_GROUP
 from ._common import Info, finish, resolve_pull_fold
 
 #: the k*k + k threads of one vertex's normal equations must fit one block
@@ -29,39 +29,21 @@ assert MAX_K * MAX_K + MAX_K <= MAX_GROUP
 
 
 @cuda.jit(device=True)
-def factor_pair(f, u, x, k, lanes):
-    """The two entries of ``x[u]`` feature ``f`` multiplies: ``(f // k, f % k)`` for IC's
-    entries, ``(f - k*k)`` twice for sc's.  With ``lanes`` the row is loaded once, lane ``j < k``
-    reading ``x[u, j]``, and handed to the k*k + k lanes by shuffles: the reuse of lf(u) that
-    ONYX gets from folding the IC and sc kernels (6.2.1), kept in registers."""
+def normal_equations(f, u, v, e, lf, ratings, k):
+    kk = k * k
+    if f < kk:
+        return lf[u, f // k] * lf[u, f % k]
+    return ratings[e, 0] * lf[u, f - kk]
+
+
+@cuda.jit(device=True)
+def normal_equation_changes(f, u, v, e, lf, pushed, ratings, k):
     kk = k * k
     if f < kk:
         a = f // k
-        b = f - a * k
-    else:
-        a = f - kk
-        b = a
-    if lanes != 0:
-        mine = x[u, f] if f < k else 0.0
-        return group_broadcast(mine, lanes, f, a), group_broadcast(mine, lanes, f, b)
-    return x[u, a], x[u, b]
-
-
-@cuda.jit(device=True)
-def normal_equations(f, u, v, e, lf, ratings, k, lanes):
-    xa, xb = factor_pair(f, u, lf, k, lanes)
-    if f < k * k:
-        return xa * xb
-    return ratings[e, 0] * xa
-
-
-@cuda.jit(device=True)
-def normal_equation_changes(f, u, v, e, lf, pushed, ratings, k, lanes):
-    xa, xb = factor_pair(f, u, lf, k, lanes)
-    pa, pb = factor_pair(f, u, pushed, k, lanes)
-    if f < k * k:
-        return xa * xb - pa * pb
-    return ratings[e, 0] * (xa - pa)
+        b = f % k
+        return lf[u, a] * lf[u, b] - pushed[u, a] * pushed[u, b]
+    return ratings[e, 0] * (lf[u, f - kk] - pushed[u, f - kk])
 
 
 @cuda.jit(device=True)
