@@ -45,8 +45,14 @@ def is_active(bits, v):
 
 @cuda.jit(device=True)
 def mark_active(bits, v):
-    """Set bit ``v`` of a uint32 bit-vector (atomic: many edges may hit the same word)."""
-    cuda.atomic.or_(bits, v >> 5, uint32(1) << uint32(v & 31))
+    """Set bit ``v`` of a uint32 bit-vector (atomic: many edges may hit the same word).
+
+    The word is read first and the atomic issued only while the bit is clear: a push marks a
+    destination once per in-edge, and on skewed graphs most of those hit a few hot words that
+    are already set (a stale read only costs a redundant atomic)."""
+    bit = uint32(1) << uint32(v & 31)
+    if (bits[v >> 5] & bit) == 0:
+        cuda.atomic.or_(bits, v >> 5, bit)
 
 
 @cuda.jit(device=True)
