@@ -10,6 +10,7 @@ chosen at import; see :mod:`onyx_rapids.device`.
 
 from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
 from . import datasets, frontier, operators, properties
+from .acc import acc
 from .algorithms.als import als
 from .algorithms.belief_propagation import belief_propagation
 from .algorithms.bfs import bfs
@@ -28,7 +29,7 @@ __version__ = "0.1.0"
 ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
 
 __all__ = [
-    "ALGORITHMS", "Edge", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "Edge", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "vertexmap", "weakly_connected_components",

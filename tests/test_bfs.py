@@ -33,14 +33,19 @@ def _internal(g, original):
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-@pytest.mark.parametrize("direction, fa", [("auto", True), ("push", True), ("pull", True),
-                                           ("push", False), ("pull", False)])
-def test_single_source_matches_oracle_with_valid_predecessors(shape, direction, fa):
+@pytest.mark.parametrize("direction, filter, fused", [
+    ("auto", "jit", False), ("push", "online", False), ("pull", "ballot", False),
+    ("auto", "jit", True), ("push", "ballot", True), ("pull", "online", True)])
+def test_single_source_matches_oracle_with_valid_predecessors(shape, direction, filter, fused):
     g = SHAPES[shape]
     src, dst = csr_edges(g)
     ids = device.to_host(g.vertices)
     source = int(ids[len(ids) // 3])
-    df = bfs(g, source=source, direction=direction, feature_aware=fa)
+    df, info = bfs(g, source=source, direction=direction, filter=filter, fused=fused,
+                   threshold=2, return_info=True)
+    assert info["fused"] is fused and info["filter"] == filter
+    if direction != "auto":  # forced: every level went that way
+        assert info[f"{direction}_iterations"] == info["iterations"]
     assert list(df.columns) == ["vertex", "distance", "predecessor"]
     assert df["distance"].dtype == np.int32
     expected = oracle.bfs(g.n, src, dst, int(device.to_host(g.to_internal(source))))
@@ -84,3 +89,7 @@ def test_bad_inputs_raise_clear_errors():
         bfs(g, source=0, direction="sideways")
     with pytest.raises(ValueError, match="pull_fraction"):
         bfs(g, source=0, pull_fraction=1.5)
+    with pytest.raises(ValueError, match="filter"):
+        bfs(g, source=0, filter="bins")
+    with pytest.raises(ValueError, match="threshold"):
+        bfs(g, source=0, threshold=0)

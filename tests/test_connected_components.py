@@ -22,11 +22,14 @@ SHAPES = _shapes()
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-@pytest.mark.parametrize("direction, fa", [("auto", True), ("push", True), ("pull", False)])
-def test_labels_match_oracle(shape, direction, fa):
+@pytest.mark.parametrize("direction, filter, fused", [
+    ("auto", "jit", False), ("push", "online", True), ("pull", "ballot", False),
+    ("auto", "ballot", True)])
+def test_labels_match_oracle(shape, direction, filter, fused):
     g = SHAPES[shape]
     src, dst = csr_edges(g)
-    df = weakly_connected_components(g, direction=direction, feature_aware=fa)
+    df = weakly_connected_components(g, direction=direction, filter=filter, fused=fused,
+                                     threshold=1)
     assert list(df.columns) == ["vertex", "labels"]
     expected = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
     np.testing.assert_array_equal(df["labels"].to_numpy(), expected)
@@ -41,3 +44,5 @@ def test_edges_against_their_direction_still_connect():
 def test_bad_options():
     with pytest.raises(ValueError, match="direction"):
         weakly_connected_components(SHAPES["chain"], direction="up")
+    with pytest.raises(ValueError, match="filter"):
+        weakly_connected_components(SHAPES["chain"], filter="up")

@@ -20,6 +20,13 @@ class Info:
         return {"iterations": self.iterations, "converged": self.converged, **self.variant}
 
 
+def acc_variant(run: dict, direction, filter) -> dict:
+    """The variant record of a run of :func:`onyx_rapids.acc`: options and how it went."""
+    return dict(direction=direction, filter=filter, fused=run["fused"],
+                push_iterations=run["push"], pull_iterations=run["pull"],
+                ballot_iterations=run["ballot"])
+
+
 def check_common(tol, max_iter, alpha=None):
     if not (tol > 0):
         raise ValueError(f"tol must be positive, got {tol!r}")

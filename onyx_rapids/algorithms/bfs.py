@@ -9,6 +9,11 @@ frontier is the union of the k frontiers: a vertex stays in it while any feature
 ``direction='auto'`` pushes while the frontier's out-edges are under ``pull_fraction`` of all
 edges and pulls above (the Ligra / SIMD-X rule).  A predecessor (single source) is the largest
 in-neighbour u with ``d(u) + 1 = d(v)``, found by one max-combine edge pass at the end.
+
+One source runs on the Active-Compute-Combine engine (:func:`onyx_rapids.acc`): ``filter``
+(jit / online / ballot worklists, ``threshold`` entries per thread-private bin), ``fused`` (one
+persistent kernel for all levels) and push / pull / auto per level.  k sources run as one
+k-feature property through ``edgemap`` (feature-aware mapping, union frontier).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ._common import Info, check_traversal_options, choose_direction, finish
+from ..acc import acc
+from ._common import Info, acc_variant, check_traversal_options, choose_direction, finish
 
 UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
 
@@ -29,17 +35,30 @@ def offer(f, u, v, e, distance, unreached):
 
 
 @cuda.jit(device=True)
+def hop(u, v, e, distance, aux):
+    return distance[u] + 1
+
+
+@cuda.jit(device=True)
+def reached(v, distance, aux):
+    return distance[v] != UNREACHED
+
+
+@cuda.jit(device=True)
 def tight_parent(f, u, v, e, distance, unreached):
     d = distance[u, f]
     return u if d != unreached and d + 1 == distance[v, f] else -1
 
 
 def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
-        feature_aware=True, block_size=None, return_info=False):
+        filter="jit", threshold=64, fused=False, feature_aware=True, block_size=None,
+        return_info=False):
     """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
     ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original ids.
 
     Unreachable vertices get distance 2^31 - 1 and predecessor -1, as cuGraph's.
+    ``filter``, ``threshold`` and ``fused`` tune the single-source engine (see
+    :func:`onyx_rapids.acc`); ``feature_aware`` the k-source one.
 
     Example::
 
@@ -62,6 +81,13 @@ def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
     args = dict(distance=distance, unreached=UNREACHED)
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
     active = frontier.from_vertices(g.n, np.unique(starts))
+    if sources is None:
+        run = acc(g, distance[:, 0], hop, combine="min", settled=reached, frontier=active,
+                  direction=direction, pull_fraction=pull_fraction, filter=filter,
+                  threshold=threshold, fused=fused, block_size=block_size)
+        info = Info(iterations=run["iterations"], converged=run["converged"],
+                    variant=acc_variant(run, direction, filter))
+        return _with_predecessors(g, distance, args, opts, info, return_info)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction))
     while frontier.any_active(active):
         info.iterations += 1
@@ -69,8 +95,10 @@ def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
         active = ops.edgemap(g, offer, "distance", args, reduce="min", active_in=active,
                              active_out=frontier.empty(g.n), direction=way, **opts)
     info.converged = True
-    if sources is not None:
-        return finish(g, "bfs", {"distance_*": distance}, info, return_info)
+    return finish(g, "bfs", {"distance_*": distance}, info, return_info)
+
+
+def _with_predecessors(g, distance, args, opts, info, return_info):
     parent = props.vertex_property(g, 1, fill=-1, dtype=np.int64)
     ops.edgemap(g, tight_parent, "parent", dict(args, parent=parent), reduce="max",
                 direction="pull", **opts)

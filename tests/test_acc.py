@@ -1,0 +1,170 @@
+"""The Active-Compute-Combine engine (onyx_rapids.acc) against the oracles, in every mode."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from numba import cuda
+
+import oracles_traversal as oracle
+from graphs import build, csr_edges
+from onyx_rapids import Graph, acc, device, frontier
+
+UNREACHED = 2**31 - 1
+
+
+@cuda.jit(device=True)
+def hop(u, v, e, dist, aux):
+    return dist[u] + 1
+
+
+@cuda.jit(device=True)
+def reached(v, dist, aux):
+    return dist[v] != 2147483647
+
+
+@cuda.jit(device=True)
+def path_length(u, v, e, dist, aux):
+    return dist[u] + aux[0][e]
+
+
+@cuda.jit(device=True)
+def spread_vote(u, v, e, mark, aux):
+    return mark[u]
+
+
+@cuda.jit(device=True)
+def even_only(v, dist, aux):
+    return v % 2 == 0
+
+
+def _star_and_path():
+    # a hub of out-degree 12 (a block with large_degree=8), vertices of out-degree 4-7 (warps)
+    # and a tail: every worklist class is used
+    src = np.r_[np.zeros(12, int), np.repeat([1, 2], 5), np.arange(12, 20)]
+    dst = np.r_[np.arange(1, 13), np.arange(13, 18), np.arange(14, 19), np.arange(13, 21)]
+    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst")
+
+
+GRAPHS = {"classes": _star_and_path(), "random": build("directed", seed=11)}
+
+
+def _bfs_state(g, source):
+    dist = device.full(g.n, UNREACHED, np.int32)
+    dist[source] = 0
+    return dist
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize("filter", ["jit", "online", "ballot"])
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("direction", ["push", "pull", "auto"])
+def test_bfs_in_every_mode(name, filter, fused, direction):
+    g = GRAPHS[name]
+    src, dst = csr_edges(g)
+    dist = _bfs_state(g, 0)
+    info = acc(g, dist, hop, settled=reached, frontier=frontier.from_vertices(g.n, [0]),
+               filter=filter, fused=fused, direction=direction, threshold=2,
+               medium_degree=4, large_degree=8)
+    np.testing.assert_array_equal(device.to_host(dist), oracle.bfs(g.n, src, dst, 0))
+    assert info["converged"] and info["fused"] is fused
+    assert info["iterations"] == len(info["trace"]) == info["push"] + info["pull"]
+    if direction != "auto":
+        assert info[direction] == info["iterations"]
+    if filter == "ballot":
+        assert info["ballot"] == info["iterations"]
+    if filter == "online":
+        assert info["ballot"] == 0
+    # the trace's worklist sizes are the BFS levels' sizes
+    levels = np.bincount(oracle.bfs(g.n, src, dst, 0)[oracle.bfs(g.n, src, dst, 0) < UNREACHED])
+    np.testing.assert_array_equal(info["trace"][:, 2], levels[:info["iterations"]])
+
+
+def test_jit_switches_to_ballot_only_on_overflow():
+    g = GRAPHS["classes"]
+    roomy = acc(g, _bfs_state(g, 0), hop, frontier=frontier.from_vertices(g.n, [0]),
+                threshold=64, direction="push")
+    tight = acc(g, _bfs_state(g, 0), hop, frontier=frontier.from_vertices(g.n, [0]),
+                threshold=1, direction="push")
+    assert roomy["ballot"] == 0
+    assert 0 < tight["ballot"] < tight["iterations"]  # the hub's level overflows, the tail not
+
+
+def test_auto_direction_follows_pull_fraction():
+    g = GRAPHS["random"]
+    always_pull = acc(g, _bfs_state(g, 0), hop, settled=reached, pull_fraction=0.0,
+                      frontier=frontier.from_vertices(g.n, [0]))
+    never_pull = acc(g, _bfs_state(g, 0), hop, settled=reached, pull_fraction=1.0,
+                     frontier=frontier.from_vertices(g.n, [0]))
+    # pull once the frontier's out-edges exceed the fraction: with 0, every level that has any
+    assert always_pull["pull"] == int((always_pull["trace"][:, 3] > 0).sum()) > 0
+    assert never_pull["push"] == never_pull["iterations"]
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_float_state_with_aux_weights_is_bellman_ford(fused):
+    g = build("directed", seed=5, weights=1)
+    src, dst = csr_edges(g)
+    w = device.to_host(g.edge_weights)[:, 0].astype(np.float32)
+    dist = device.full(g.n, np.inf, np.float32)
+    dist[2] = 0.0
+    acc(g, dist, path_length, args=(device.asarray(w),), frontier=frontier.from_vertices(g.n, [2]),
+        fused=fused)
+    expected = oracle.sssp(g.n, src, dst, w.astype(np.float64), 2)
+    np.testing.assert_allclose(device.to_host(dist), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_max_combine_is_a_vote(direction):
+    g = GRAPHS["random"]
+    src, dst = csr_edges(g)
+    mark = device.zeros(g.n, np.int32)
+    mark[3] = 1
+    acc(g, mark, spread_vote, combine="max", frontier=frontier.from_vertices(g.n, [3]),
+        direction=direction)
+    reach = oracle.bfs(g.n, src, dst, 3) < UNREACHED
+    np.testing.assert_array_equal(device.to_host(mark).astype(bool), reach)
+
+
+def test_active_filters_the_worklist():
+    # only even vertices may offer: on a path 0-1-2-3 the walk stops at vertex 1
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]}), "src", "dst")
+    dist = _bfs_state(g, 0)
+    acc(g, dist, hop, active=even_only, frontier=frontier.from_vertices(g.n, [0]))
+    assert device.to_host(dist).tolist() == [0, 1, UNREACHED, UNREACHED]
+
+
+def test_max_iter_stops_early_and_says_so():
+    g = Graph.from_edgelist(pd.DataFrame({"src": np.arange(9), "dst": np.arange(1, 10)}),
+                            "src", "dst")
+    for fused in (False, True):
+        dist = _bfs_state(g, 0)
+        info = acc(g, dist, hop, frontier=frontier.from_vertices(g.n, [0]), max_iter=3,
+                   fused=fused)
+        assert info["iterations"] == 3 and not info["converged"]
+        assert device.to_host(dist)[:4].tolist() == [0, 1, 2, 3]
+        assert device.to_host(dist)[4] == UNREACHED
+
+
+def test_bad_arguments_raise_clear_errors():
+    g = GRAPHS["random"]
+    dist = _bfs_state(g, 0)
+    with pytest.raises(ValueError, match="combine"):
+        acc(g, dist, hop, combine="sum")
+    with pytest.raises(ValueError, match="filter"):
+        acc(g, dist, hop, filter="bins")
+    with pytest.raises(ValueError, match="direction"):
+        acc(g, dist, hop, direction="up")
+    with pytest.raises(ValueError, match="threshold"):
+        acc(g, dist, hop, threshold=0)
+    with pytest.raises(ValueError, match="pull_fraction"):
+        acc(g, dist, hop, pull_fraction=2)
+    with pytest.raises(ValueError, match="max_iter"):
+        acc(g, dist, hop, max_iter=0)
+    with pytest.raises(ValueError, match="state"):
+        acc(g, dist[:-1], hop)
+    with pytest.raises(ValueError, match="state"):
+        acc(g, device.zeros(g.n, np.uint8), hop)
+    with pytest.raises(ValueError, match="frontier"):
+        acc(g, dist, hop, frontier=device.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="medium_degree"):
+        acc(g, dist, hop, medium_degree=10, large_degree=5)
