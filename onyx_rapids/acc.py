@@ -113,7 +113,7 @@ def _launch_shape(block_size):
 
 def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(), frontier=None,
         direction="auto", pull_fraction=0.3, filter="jit", threshold=64, fused=False,
-        max_iter=None, block_size=None, medium_degree=32, large_degree=1024):
+        max_iter=None, block_size=None, medium_degree=32, large_degree=1024, parent=None):
     """Run Active-Compute-Combine from ``frontier`` (a bit-vector; None: every vertex) until no
     state improves; ``state`` is updated in place.  Returns a dict: ``iterations``, ``push`` and
     ``pull`` (iterations run each way), ``online`` and ``ballot`` (iterations whose next
@@ -121,7 +121,10 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
     and ``trace`` (per iteration: pulled, ballot, worklist size, worklist out-edges).
 
     See the module docstring for the model; ``medium_degree`` / ``large_degree`` are the
-    out-degrees from which a worklist vertex gets a warp / a block."""
+    out-degrees from which a worklist vertex gets a warp / a block.  ``parent`` (an int32 or
+    int64 device array of length n) receives, for every vertex that improved, a u whose offer
+    improved it: a valid parent when every improving offer of one iteration is the same value
+    (BFS levels), not in general (a later, smaller offer may lose the race to write it)."""
     _check(g, state, combine, filter, threshold, direction, pull_fraction, max_iter,
            medium_degree, large_degree)
     if frontier is not None and (getattr(frontier, "shape", None) != (fr.words(g.n),)
@@ -132,20 +135,28 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
     active = always if active is None else active
     settled = never if settled is None else settled
     aux = tuple(args) if len(args) else (device.zeros(1, np.int32),)
+    if parent is not None and (not device.is_device_array(parent)
+                               or getattr(parent, "shape", None) != (n,)
+                               or np.dtype(parent.dtype) not in (np.int32, np.int64)):
+        raise ValueError(f"parent must be an int32 or int64 device array of length n = {n}")
+    track = parent is not None
+    if parent is None:
+        parent = device.zeros(1, np.int32)
     max_iter = int(max_iter) if max_iter is not None else n + 1
     grid, block = _launch_shape(block_size)
     group = min(32, next_pow2(max(1, round(m / max(n, 1)))))
     key = ("acc", compute, active, settled, combine, group, int(threshold), int(medium_degree),
-           int(large_degree), block)
+           int(large_degree), block, track)
     kernels = KERNEL_CACHE.get(key, lambda: kacc.build(
         compute, active, settled, combine, group=group, threshold=int(threshold),
-        medium_degree=int(medium_degree), large_degree=int(large_degree), block=block))
+        medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
+        track_parent=track))
 
     ident = device.asarray(np.array([_identity(state.dtype, combine)]))
     words = fr.words(n)
     bits = device.zeros((2, words), np.uint32)
     bits[0] = fr.full(n) if frontier is None else frontier
-    queues = device.zeros((2, 3, max(n, 1)), np.int32)
+    queues = device.empty((2, 3, max(n, 1)), np.int32)  # filled before read
     ctr = device.zeros((3, kacc.NC), np.int64)
     trace = device.zeros((min(max_iter, TRACE_ROWS), kacc.NT), np.int64)
     fmode, dmode = FILTERS[filter], DIRECTIONS[direction]
@@ -158,15 +169,16 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
 
         def fused_args(blocks):
             return (np.int64(n), state, aux, ident, off, idx, in_off, in_idx, in_eid, queues,
-                    ctr, bits, device.zeros(blocks * block * int(threshold), np.int32),
+                    ctr, bits, device.empty(blocks * block * int(threshold), np.int32),
                     device.zeros(blocks * block, np.int32), device.zeros((3, blocks), np.int64),
-                    trace, np.int64(max_iter), pull_edges, np.int32(dmode), np.int32(fmode), done)
+                    trace, np.int64(max_iter), pull_edges, np.int32(dmode), np.int32(fmode), done,
+                    parent)
 
         grid = min(grid, _cooperative_blocks(kernels["fused"], fused_args(1), block))
         fargs = fused_args(grid)
         bins, binc, bcount = fargs[12], fargs[13], fargs[14]
     else:
-        bins = device.zeros(grid * block * int(threshold), np.int32)
+        bins = device.empty(grid * block * int(threshold), np.int32)
         binc = device.zeros(grid * block, np.int32)
         bcount = device.zeros((3, grid), np.int64)
 
@@ -182,7 +194,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
     else:
         iterations, rows = _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues,
                                       ctr, bits, bins, binc, bcount, max_iter, pull_edges, dmode,
-                                      fmode)
+                                      fmode, parent)
     pulled = int(rows[:, kacc.T_PULL].sum()) if len(rows) else 0
     ballots = int(rows[:, kacc.T_BALLOT].sum()) if len(rows) else 0
     return dict(iterations=iterations, pull=pulled, push=iterations - pulled, ballot=ballots,
@@ -205,7 +217,7 @@ def _cooperative_blocks(kernel, args, block) -> int:
 
 
 def _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues, ctr, bits, bins, binc,
-               bcount, max_iter, pull_edges, dmode, fmode):
+               bcount, max_iter, pull_edges, dmode, fmode, parent):
     rows = []
     off, idx = g.out_offsets, g.out_indices
     n64 = np.int64(n)
@@ -223,10 +235,10 @@ def _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues, ctr, bi
         if pull:
             kernels["pull"][grid, block](n64, state, aux, ident, g.in_offsets, g.in_indices,
                                          g.in_edge_ids, off, queues, ctr, bits, bins, binc, i,
-                                         fm)
+                                         fm, parent)
         else:
             kernels["push"][grid, block](state, aux, off, idx, queues, ctr, bits, bins, binc, i,
-                                         fm)
+                                         fm, parent)
         ballot = fmode == kacc.BALLOT or int(ctr[(it + 1) % 3, kacc.C_OVERFLOW]) != 0
         if ballot:
             kernels["ballot_count"][grid, block](n64, state, aux, off, bits, bcount, ctr, i)

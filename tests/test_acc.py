@@ -168,3 +168,17 @@ def test_bad_arguments_raise_clear_errors():
         acc(g, dist, hop, frontier=device.zeros(3, np.int32))
     with pytest.raises(ValueError, match="medium_degree"):
         acc(g, dist, hop, medium_degree=10, large_degree=5)
+
+
+@pytest.mark.parametrize("direction, fused", [("push", False), ("pull", True), ("auto", False)])
+def test_parents_of_a_level_synchronous_search_are_valid(direction, fused):
+    g = GRAPHS["random"]
+    src, dst = csr_edges(g)
+    dist = _bfs_state(g, 4)
+    parent = device.full(g.n, -1, np.int32)
+    acc(g, dist, hop, settled=reached, frontier=frontier.from_vertices(g.n, [4]),
+        direction=direction, fused=fused, parent=parent)
+    oracle.check_predecessors(g.n, src, dst, device.to_host(dist).astype(np.int64),
+                              device.to_host(parent).astype(np.int64), [4])
+    with pytest.raises(ValueError, match="parent"):
+        acc(g, dist, hop, parent=device.zeros(g.n, np.float32))

@@ -7,8 +7,9 @@ minimum (a min-combine: atomics when pushing, a register reduction when pulling)
 sources the distances are one n x k property, feature f holding the hops from source f, and the
 frontier is the union of the k frontiers: a vertex stays in it while any feature improved.
 ``direction='auto'`` pushes while the frontier's out-edges are under ``pull_fraction`` of all
-edges and pulls above (the Ligra / SIMD-X rule).  A predecessor (single source) is the largest
-in-neighbour u with ``d(u) + 1 = d(v)``, found by one max-combine edge pass at the end.
+edges and pulls above (the Ligra / SIMD-X rule).  A predecessor (single source) is the frontier
+vertex whose offer reached v: every offer of one level is the same d + 1, so whichever write
+lands is a valid parent.
 
 One source runs on the Active-Compute-Combine engine (:func:`onyx_rapids.acc`): ``filter``
 (jit / online / ballot worklists, ``threshold`` entries per thread-private bin), ``fused`` (one
@@ -44,12 +45,6 @@ def reached(v, distance, aux):
     return distance[v] != UNREACHED
 
 
-@cuda.jit(device=True)
-def tight_parent(f, u, v, e, distance, unreached):
-    d = distance[u, f]
-    return u if d != unreached and d + 1 == distance[v, f] else -1
-
-
 def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
         filter="jit", threshold=64, fused=False, feature_aware=True, block_size=None,
         return_info=False):
@@ -82,12 +77,15 @@ def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
     active = frontier.from_vertices(g.n, np.unique(starts))
     if sources is None:
+        parent = device.full(g.n, -1, g.out_indices.dtype)
         run = acc(g, distance[:, 0], hop, combine="min", settled=reached, frontier=active,
                   direction=direction, pull_fraction=pull_fraction, filter=filter,
-                  threshold=threshold, fused=fused, block_size=block_size)
+                  threshold=threshold, fused=fused, block_size=block_size, parent=parent)
         info = Info(iterations=run["iterations"], converged=run["converged"],
                     variant=acc_variant(run, direction, filter))
-        return _with_predecessors(g, distance, args, opts, info, return_info)
+        predecessor = device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
+        return finish(g, "bfs", {"distance": distance[:, 0], "predecessor": predecessor}, info,
+                      return_info)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction))
     while frontier.any_active(active):
         info.iterations += 1
@@ -97,12 +95,3 @@ def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
     info.converged = True
     return finish(g, "bfs", {"distance_*": distance}, info, return_info)
 
-
-def _with_predecessors(g, distance, args, opts, info, return_info):
-    parent = props.vertex_property(g, 1, fill=-1, dtype=np.int64)
-    ops.edgemap(g, tight_parent, "parent", dict(args, parent=parent), reduce="max",
-                direction="pull", **opts)
-    parent = parent[:, 0]
-    predecessor = device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
-    return finish(g, "bfs", {"distance": distance[:, 0], "predecessor": predecessor}, info,
-                  return_info)

@@ -41,9 +41,13 @@ T_PULL, T_BALLOT, T_SIZE, T_EDGES, NT = 0, 1, 2, 3, 4
 
 
 def build(compute, active, settled, combine: str, *, group: int, threshold: int,
-          medium_degree: int, large_degree: int, block: int):
-    """The kernels for one (compute, active, settled, combine) and launch shape."""
+          medium_degree: int, large_degree: int, block: int, track_parent: bool = False):
+    """The kernels for one (compute, active, settled, combine) and launch shape.
+
+    ``track_parent``: an improving offer from u also writes ``parent[v] = u`` (push: after the
+    atomic that improved v; pull: the u of the group's best offer)."""
     is_min = combine == "min"
+    TRACK = bool(track_parent)
     G = int(group)
     TH = int(threshold)
     MED = int(medium_degree)
@@ -82,19 +86,22 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
         return nb
 
     @cuda.jit(device=True, inline=True)
-    def relax(u, v, e, nb, tid, state, aux, nbits, bins, out_off, qn, ctrn, filter_mode):
+    def relax(u, v, e, nb, tid, state, aux, nbits, bins, out_off, qn, ctrn, filter_mode,
+              parent):
         val = compute(u, v, e, state, aux)
         if is_min:
             better = val < cuda.atomic.min(state, v, val)
         else:
             better = val > cuda.atomic.max(state, v, val)
         if better:
+            if TRACK:
+                parent[v] = u
             nb = record(v, nb, tid, state, aux, nbits, bins, out_off, qn, ctrn, filter_mode)
         return nb
 
     @cuda.jit(device=True)
     def push_phase(state, aux, out_off, out_idx, q, ctrc, nbits, bins, binc, qn, ctrn,
-                   filter_mode):
+                   filter_mode, parent):
         tid = cuda.grid(1)
         nthreads = cuda.gridDim.x * cuda.blockDim.x
         nb = binc[tid]
@@ -102,23 +109,23 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
             u = q[0, i]
             for e in range(out_off[u], out_off[u + 1]):
                 nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
-                           ctrn, filter_mode)
+                           ctrn, filter_mode, parent)
         lane = cuda.laneid
         for i in range(tid // 32, ctrc[C_MEDIUM], nthreads // 32):  # medium: a warp
             u = q[1, i]
             for e in range(out_off[u] + lane, out_off[u + 1], 32):
                 nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
-                           ctrn, filter_mode)
+                           ctrn, filter_mode, parent)
         for i in range(cuda.blockIdx.x, ctrc[C_LARGE], cuda.gridDim.x):  # large: a block
             u = q[2, i]
             for e in range(out_off[u] + cuda.threadIdx.x, out_off[u + 1], cuda.blockDim.x):
                 nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
-                           ctrn, filter_mode)
+                           ctrn, filter_mode, parent)
         binc[tid] = nb
 
     @cuda.jit(device=True)
     def pull_phase(n, state, aux, ident, in_off, in_idx, in_eid, fbits, nbits, bins, binc,
-                   out_off, qn, ctrn, filter_mode):
+                   out_off, qn, ctrn, filter_mode, parent):
         tid = cuda.grid(1)
         nthreads = cuda.gridDim.x * cuda.blockDim.x
         nb = binc[tid]
@@ -131,6 +138,7 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
             if valid:
                 valid = not settled(v, state, aux)
             best = ident[0]
+            bu = in_idx[0] if in_idx.shape[0] else 0
             if valid:
                 for e in range(in_off[v] + sub, in_off[v + 1], G):
                     u = in_idx[e]
@@ -138,15 +146,20 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
                         val = compute(u, v, in_eid[e], state, aux)
                         if (is_min and val < best) or (not is_min and val > best):
                             best = val
+                            bu = u
             d = G // 2
             while d > 0:
                 other = cuda.shfl_xor_sync(FULL, best, d)
+                ou = cuda.shfl_xor_sync(FULL, bu, d)
                 if (is_min and other < best) or (not is_min and other > best):
                     best = other
+                    bu = ou
                 d //= 2
             if valid and sub == 0:
                 if (is_min and best < state[v]) or (not is_min and best > state[v]):
                     state[v] = best
+                    if TRACK:
+                        parent[v] = bu
                     nb = record(v, nb, tid, state, aux, nbits, bins, out_off, qn, ctrn,
                                 filter_mode)
         binc[tid] = nb
@@ -305,17 +318,18 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     # -- launches of one phase (the host decides) ---------------------------------------------
 
     @cuda.jit
-    def k_push(state, aux, out_off, out_idx, queues, ctr, bits, bins, binc, it, filter_mode):
+    def k_push(state, aux, out_off, out_idx, queues, ctr, bits, bins, binc, it, filter_mode,
+               parent):
         p = it % 2
         push_phase(state, aux, out_off, out_idx, queues[p], ctr[it % 3], bits[1 - p], bins,
-                   binc, queues[1 - p], ctr[(it + 1) % 3], filter_mode)
+                   binc, queues[1 - p], ctr[(it + 1) % 3], filter_mode, parent)
 
     @cuda.jit
     def k_pull(n, state, aux, ident, in_off, in_idx, in_eid, out_off, queues, ctr, bits, bins,
-               binc, it, filter_mode):
+               binc, it, filter_mode, parent):
         p = it % 2
         pull_phase(n, state, aux, ident, in_off, in_idx, in_eid, bits[p], bits[1 - p], bins,
-                   binc, out_off, queues[1 - p], ctr[(it + 1) % 3], filter_mode)
+                   binc, out_off, queues[1 - p], ctr[(it + 1) % 3], filter_mode, parent)
 
     @cuda.jit
     def k_gather(out_off, queues, ctr, bins, binc, it):
@@ -343,7 +357,7 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     @cuda.jit
     def k_fused(n, state, aux, ident, out_off, out_idx, in_off, in_idx, in_eid, queues, ctr,
                 bits, bins, binc, bcount, trace, max_iter, pull_edges, direction_mode,
-                filter_mode, done):
+                filter_mode, done, parent):
         grid = cuda.cg.this_grid()
         shared = cuda.shared.array(4, int64)
         wcount = cuda.shared.array((3, WARPS), int64)
@@ -360,10 +374,10 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
             reset_row(ctr, (it + 2) % 3)
             if pull:
                 pull_phase(n, state, aux, ident, in_off, in_idx, in_eid, bits[p], bits[1 - p],
-                           bins, binc, out_off, queues[1 - p], nxt, filter_mode)
+                           bins, binc, out_off, queues[1 - p], nxt, filter_mode, parent)
             else:
                 push_phase(state, aux, out_off, out_idx, queues[p], cur, bits[1 - p], bins,
-                           binc, queues[1 - p], nxt, filter_mode)
+                           binc, queues[1 - p], nxt, filter_mode, parent)
             grid.sync()
             ballot = filter_mode == BALLOT or nxt[C_OVERFLOW] != 0
             if ballot:
