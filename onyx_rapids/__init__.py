@@ -21,6 +21,7 @@ from .algorithms.label_propagation import label_propagation
 from .algorithms.multi_manifold_ranking import multi_manifold_ranking
 from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank
+from .algorithms.sssp import sssp
 from .graph import Graph
 from .operators import Edge, Normalize, Solve, Vertex, edgemap, foldmap, vertexmap
 
@@ -32,5 +33,5 @@ __all__ = [
     "ALGORITHMS", "Edge", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
-    "personalized_pagerank", "properties", "vertexmap", "weakly_connected_components",
+    "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",
 ]

@@ -1,0 +1,198 @@
+"""Single-source shortest paths by delta-stepping (ALGORITHMS.md item 10), from one source or
+from k sources at once.
+
+    d(s) = 0,   d(v) = min_{u -> v} d(u) + w(u, v)   (float32, inf when unreachable)
+
+Bulk-synchronous delta-stepping with a near and a far set (Meyer & Sanders; the near-far pile of
+Davidson et al. 2014): the current bucket ends at the threshold T = (i+1) * delta.  A vertex is
+*pending* while its distance is below the distance it last offered (``offered``, inf until it
+first does).  Each round relaxes the out-edges of the pending vertices whose distance is below T
+(the near frontier) by one min-combine edge pass, pushing or pulling as bfs does; pending
+vertices at or above T wait (the far set, recomputed from the distances).  When no pending
+vertex is below T, T jumps to the end of the bucket of the smallest waiting distance (empty
+buckets are skipped).  The run ends when nothing is pending, so every vertex has offered its
+final distance along all its out-edges: the distances are the fixpoint of the relaxation
+whatever delta is (a tiny delta is Dijkstra-like, a huge one is Bellman-Ford).  With k sources
+the distances are one n x k property (feature f from ``sources[f]``) and the frontier is the
+union of the k frontiers: a vertex is pending while any feature is, keyed by its smallest
+pending feature.
+
+Predecessors (single source) come from a breadth-first search over the *tight* edges after the
+distances are final: u -> v is tight when ``d(u) + w == d(v)`` in the same float32 addition the
+relaxation uses.  Level l offers ``(l << 32) | u`` to its tight out-neighbours under a
+min-combine, so a vertex keeps the first level that reaches it (lowest u among that level) and
+is never claimed again: a predecessor is always one level closer to the source, so the
+predecessors form a tree even across zero-weight cycles, where every edge of the cycle is
+tight.  Every reachable vertex has a tight in-edge from a vertex outside any set of reachable
+non-source vertices (the one that first wrote the smallest distance of the set), so the search
+reaches all of them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import cuda
+
+from .. import device, frontier, operators as ops, properties as props
+from ._common import Info, check_traversal_options, choose_direction, finish
+
+UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (ALGORITHMS.md item 10)
+UNCLAIMED = np.iinfo(np.int64).max  # parent search: not reached by the tight-edge search yet
+DELTA_WARP = 32  # C of the automatic delta = C * mean weight / mean out-degree
+
+
+@cuda.jit(device=True)
+def relax(f, u, v, e, distance, weight):
+    return distance[u, f] + weight[e, 0]
+
+
+@cuda.jit(device=True)
+def tight_claim(f, u, v, e, distance, weight, claim_level, unreached, unclaimed):
+    d = distance[u, f]
+    if d != unreached and d + weight[e, 0] == distance[v, f]:
+        return (claim_level << 32) | u
+    return unclaimed
+
+
+def default_delta(g, weight):
+    """Davidson et al.'s rule: delta = 32 * mean edge weight / mean out-degree (m / n).
+
+    About one warp's worth of light edges per vertex in a bucket; 1.0 when the graph has no
+    edges or only zero weights (every distance is then 0 or inf, any delta does)."""
+    if g.m == 0:
+        return 1.0
+    mean_weight = float(device.xp.mean(weight.astype(np.float64)))
+    if not mean_weight > 0:
+        return 1.0
+    return DELTA_WARP * mean_weight / (g.m / max(g.n, 1))
+
+
+def _check_delta(delta):
+    if delta is None:
+        return None
+    if isinstance(delta, (bool, np.bool_)):
+        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    try:
+        value = float(delta)
+    except (TypeError, ValueError):
+        raise ValueError(f"delta must be a positive finite number, got {delta!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
+    return value
+
+
+def _edge_weights(g):
+    """Column 0 of ``g.edge_weights`` as an m x 1 float32 property (1.0 for every edge of an
+    unweighted graph); ValueError for negative, NaN or infinite weights."""
+    if g.edge_weights is None:
+        return props.edge_values(g, 1, fill=1.0)
+    weight = device.xp.ascontiguousarray(g.edge_weights[:, :1], dtype=np.float32)
+    column = weight[:, 0]
+    name = g.weight_names[0] if g.weight_names else "0"
+    for bad, what in ((~device.xp.isfinite(column), "NaN or infinite"), (column < 0, "negative")):
+        where = device.xp.flatnonzero(bad)
+        if where.size:
+            raise ValueError(f"g: sssp needs finite, non-negative edge weights, but weight "
+                             f"column {name!r} has {what} values on {g._describe_edges(where)}")
+    return weight
+
+
+def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fraction=0.3,
+         feature_aware=True, block_size=None, return_info=False):
+    """Shortest-path distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or
+    from each of ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original
+    ids, by delta-stepping.
+
+    Weights are column 0 of ``g.edge_weights`` (1.0 per edge for an unweighted graph) and must
+    be finite and non-negative.  Distances are float32; an unreachable vertex gets ``inf``
+    (ALGORITHMS.md item 10; cuGraph writes float32 max) and predecessor -1, as does the source.
+    Predecessors form a tree of tight edges rooted at the source, zero-weight cycles included
+    (a bfs over the tight edges picks them).  ``delta`` is the bucket width (a
+    positive finite number); ``None`` picks ``32 * mean weight / mean out-degree`` (Davidson et
+    al. 2014).  The result does not depend on delta, only the number of rounds does.
+    ``direction`` and ``pull_fraction`` choose push or pull per round as in :func:`bfs`.
+    ``return_info=True`` also returns the rounds run (``iterations``), the ``buckets`` visited
+    and the ``delta`` used.
+
+    Example::
+
+        >>> df = sssp(g, source=0)                      # doctest: +SKIP
+        >>> df.loc[df["vertex"] == 3, "distance"].item()  # doctest: +SKIP
+        2.5
+    """
+    if (source is None) == (sources is None):
+        raise ValueError("give exactly one of source (one vertex) or sources (a list)")
+    check_traversal_options(direction, pull_fraction)
+    delta = _check_delta(delta)
+    named = np.atleast_1d(np.asarray(source if sources is None else sources))
+    if named.size == 0:
+        raise ValueError("sources must name at least one vertex")
+    try:
+        starts = device.to_host(g.to_internal(named.ravel())).astype(np.int64)
+    except ValueError as e:
+        raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+    weight = _edge_weights(g)
+    if delta is None:
+        delta = default_delta(g, weight[:, 0])
+
+    xp = device.xp
+    k = starts.size
+    distance = props.vertex_property(g, k, fill=UNREACHED)
+    distance[device.asarray(starts), xp.arange(k)] = 0
+    offered = props.vertex_property(g, k, fill=UNREACHED)  # the distances last relaxed
+    args = dict(distance=distance, weight=weight)
+    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    info = Info(variant=dict(feature_aware=feature_aware, direction=direction, delta=delta,
+                             buckets=0))
+    threshold = -math.inf
+    while True:
+        pending = distance < offered
+        key = xp.where(pending, distance, UNREACHED).min(axis=1).astype(np.float64)
+        waiting = pending.any(axis=1)
+        if not bool(waiting.any()):
+            break
+        near = key < threshold
+        if not bool(near.any()):  # next non-empty bucket: the one of the smallest waiting key
+            low = float(key[waiting].min())
+            threshold = (math.floor(low / delta) + 1) * delta
+            if not threshold > low:  # rounding at extreme delta: still take the smallest
+                threshold = float(np.nextafter(low, np.inf))
+            info.variant["buckets"] += 1
+            near = key < threshold
+        offered[near] = distance[near]
+        active = frontier.from_mask(near)
+        info.iterations += 1
+        way = choose_direction(g, active, direction, pull_fraction)
+        ops.edgemap(g, relax, "distance", args, reduce="min", active_in=active, direction=way,
+                    **opts)
+    info.converged = True
+    if sources is not None:
+        return finish(g, "sssp", {"distance_*": distance}, info, return_info)
+    return finish(g, "sssp", {"distance": distance[:, 0],
+                              "predecessor": _predecessors(g, distance, weight, starts[0],
+                                                           direction, pull_fraction, opts)},
+                  info, return_info)
+
+
+def _predecessors(g, distance, weight, start, direction, pull_fraction, opts):
+    """Original-id predecessors by a bfs over the tight edges (see the module docstring)."""
+    if g.n > 2**32:
+        raise ValueError(f"g: sssp predecessors pack a vertex into 32 bits, but the graph has "
+                         f"{g.n} vertices; use sources=[source] for distances only")
+    claim = props.vertex_property(g, 1, fill=UNCLAIMED, dtype=np.int64)
+    claim[start, 0] = 0  # level 0: below every later offer, so the source is never claimed
+    args = dict(distance=distance, weight=weight, claim=claim, unreached=UNREACHED,
+                unclaimed=UNCLAIMED)
+    active = frontier.from_vertices(g.n, [start])
+    level = 0
+    while frontier.any_active(active):
+        level += 1
+        way = choose_direction(g, active, direction, pull_fraction)
+        active = ops.edgemap(g, tight_claim, "claim", dict(args, claim_level=np.int64(level)),
+                             reduce="min", active_in=active, active_out=frontier.empty(g.n),
+                             direction=way, **opts)
+    claim = claim[:, 0]
+    parent = device.xp.where((claim != UNCLAIMED) & (claim > 0), claim & 0xFFFFFFFF, -1)
+    return device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
