@@ -18,14 +18,13 @@ union of the k frontiers: a vertex is pending while any feature is, keyed by its
 pending feature.
 
 Predecessors (single source) come from a breadth-first search over the *tight* edges after the
-distances are final: u -> v is tight when ``d(u) + w == d(v)`` in the same float32 addition the
-relaxation uses.  Level l offers ``(l << 32) | u`` to its tight out-neighbours under a
-min-combine, so a vertex keeps the first level that reaches it (lowest u among that level) and
-is never claimed again: a predecessor is always one level closer to the source, so the
-predecessors form a tree even across zero-weight cycles, where every edge of the cycle is
-tight.  Every reachable vertex has a tight in-edge from a vertex outside any set of reachable
-non-source vertices (the one that first wrote the smallest distance of the set), so the search
-reaches all of them.
+distances are final, run on the Active-Compute-Combine engine (:func:`onyx_rapids.acc`, fused
+into one kernel): u -> v is tight when ``d(u) + w == d(v)`` in the same float32 addition the
+relaxation uses, and a vertex takes as parent the tight in-neighbour whose level reached it
+first.  A parent is always one level closer to the source, so the predecessors form a tree even
+across zero-weight cycles, where every edge of the cycle is tight.  Every reachable vertex has
+a tight in-edge from a vertex outside any set of reachable non-source vertices (the one that
+first wrote the smallest distance of the set), so the search reaches all of them.
 """
 
 from __future__ import annotations
@@ -36,10 +35,11 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
+from ..acc import acc
 from ._common import Info, check_traversal_options, choose_direction, finish
 
 UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (ALGORITHMS.md item 10)
-UNCLAIMED = np.iinfo(np.int64).max  # parent search: not reached by the tight-edge search yet
+HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
 DELTA_WARP = 32  # C of the automatic delta = C * mean weight / mean out-degree
 
 
@@ -49,11 +49,17 @@ def relax(f, u, v, e, distance, weight):
 
 
 @cuda.jit(device=True)
-def tight_claim(f, u, v, e, distance, weight, claim_level, unreached, unclaimed):
-    d = distance[u, f]
-    if d != unreached and d + weight[e, 0] == distance[v, f]:
-        return (claim_level << 32) | u
-    return unclaimed
+def tight_hop(u, v, e, hops, aux):
+    """u's level + 1 along a tight edge (see the module docstring), unreached otherwise."""
+    distance = aux[0]
+    if distance[u, 0] + aux[1][e, 0] == distance[v, 0]:
+        return hops[u] + 1
+    return HOPS_UNREACHED
+
+
+@cuda.jit(device=True)
+def hop_reached(v, hops, aux):
+    return hops[v] != HOPS_UNREACHED
 
 
 def default_delta(g, weight):
@@ -172,27 +178,16 @@ def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fra
         return finish(g, "sssp", {"distance_*": distance}, info, return_info)
     return finish(g, "sssp", {"distance": distance[:, 0],
                               "predecessor": _predecessors(g, distance, weight, starts[0],
-                                                           direction, pull_fraction, opts)},
+                                                           direction, pull_fraction)},
                   info, return_info)
 
 
-def _predecessors(g, distance, weight, start, direction, pull_fraction, opts):
+def _predecessors(g, distance, weight, start, direction, pull_fraction):
     """Original-id predecessors by a bfs over the tight edges (see the module docstring)."""
-    if g.n > 2**32:
-        raise ValueError(f"g: sssp predecessors pack a vertex into 32 bits, but the graph has "
-                         f"{g.n} vertices; use sources=[source] for distances only")
-    claim = props.vertex_property(g, 1, fill=UNCLAIMED, dtype=np.int64)
-    claim[start, 0] = 0  # level 0: below every later offer, so the source is never claimed
-    args = dict(distance=distance, weight=weight, claim=claim, unreached=UNREACHED,
-                unclaimed=UNCLAIMED)
-    active = frontier.from_vertices(g.n, [start])
-    level = 0
-    while frontier.any_active(active):
-        level += 1
-        way = choose_direction(g, active, direction, pull_fraction)
-        active = ops.edgemap(g, tight_claim, "claim", dict(args, claim_level=np.int64(level)),
-                             reduce="min", active_in=active, active_out=frontier.empty(g.n),
-                             direction=way, **opts)
-    claim = claim[:, 0]
-    parent = device.xp.where((claim != UNCLAIMED) & (claim > 0), claim & 0xFFFFFFFF, -1)
+    hops = device.full(g.n, HOPS_UNREACHED, np.int32)
+    hops[start] = 0
+    parent = device.full(g.n, -1, g.out_indices.dtype)
+    acc(g, hops, tight_hop, combine="min", settled=hop_reached, args=(distance, weight),
+        frontier=frontier.from_vertices(g.n, [start]), direction=direction,
+        pull_fraction=pull_fraction, fused=True, parent=parent)
     return device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
