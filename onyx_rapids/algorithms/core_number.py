@@ -21,14 +21,11 @@ def lose_neighbour(f, u, v, e, alive):
     return -1 if alive[v] else 0
 
 
-def core_number(g, *, feature_aware=True, block_size=None, return_info=False):
-    """Core number of every vertex of the simple undirected view: ``vertex``, ``core_number``.
-
-    Example::
-
-        >>> core_number(g)["core_number"].max()   # doctest: +SKIP
-        4
-    """
+def _peel(g, k_min, feature_aware, block_size):
+    """Peel the simple undirected view: first every vertex outside the ``k_min``-core at once
+    (SIMD-X's early stop: decrements only reach live vertices, so nothing below ``k_min`` is
+    ordered by level, and all of it gets core number ``k_min - 1``), then level by level from
+    ``k_min + 1``.  Returns (core, Info): exact core numbers for the ``k_min``-core's members."""
     xp = device.xp
     und = g.simple_undirected()
     degree = und.out_degree.astype(np.int32)[:, None].copy()
@@ -36,9 +33,11 @@ def core_number(g, *, feature_aware=True, block_size=None, return_info=False):
     core = xp.zeros(g.n, dtype=np.int32)
     args = dict(degree=degree, alive=alive)
     info = Info(variant=dict(feature_aware=feature_aware))
-    k = 1
+    first = True
+    k = max(1, k_min)
     while bool(alive.any()):
-        k = max(k, int(degree[alive, 0].min()) + 1)  # skip the levels nobody is under
+        if not first:
+            k = max(k, int(degree[alive, 0].min()) + 1)  # skip the levels nobody is under
         while True:  # level k: peel until no live vertex is under k
             peel = alive & (degree[:, 0] < k)
             if not bool(peel.any()):
@@ -49,16 +48,40 @@ def core_number(g, *, feature_aware=True, block_size=None, return_info=False):
             ops.edgemap(und, lose_neighbour, "degree", args, active_in=frontier.from_mask(peel),
                         direction="push", k=1, feature_aware=feature_aware,
                         block_size=block_size)
+        first = False
     info.converged = True
+    return core, info
+
+
+def core_number(g, *, feature_aware=True, block_size=None, return_info=False):
+    """Core number of every vertex of the simple undirected view: ``vertex``, ``core_number``.
+
+    Example::
+
+        >>> core_number(g)["core_number"].max()   # doctest: +SKIP
+        4
+    """
+    core, info = _peel(g, 1, feature_aware, block_size)
     return finish(g, "core_number", {"core_number": core}, info, return_info)
 
 
 def k_core(g, k, *, feature_aware=True, block_size=None, return_info=False):
     """The k-core's members: ``vertex``, ``core_number`` for the vertices whose core number is
-    at least ``k`` (cuGraph returns the induced subgraph; these are its vertices)."""
+    at least ``k`` (cuGraph returns the induced subgraph; these are its vertices).  Everything
+    outside the k-core is peeled in one phase, with no order among the levels below k.
+
+    Example::
+
+        >>> k_core(g, 3)["vertex"].tolist()   # doctest: +SKIP
+        [0, 1, 2, 3]
+    """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError(f"k must be a non-negative integer, got {k!r}")
-    df, info = core_number(g, feature_aware=feature_aware, block_size=block_size,
-                           return_info=True)
-    members = df[df["core_number"] >= int(k)].reset_index(drop=True)
-    return (members, info) if return_info else members
+    core, info = _peel(g, int(k), feature_aware, block_size)
+    df = finish(g, "k_core", {"core_number": core}, info, return_info=False)
+    members = df[df["core_number"] >= int(k)].reset_index(drop=True)  # the rest hold k - 1
+    try:
+        members.attrs.update(info.as_dict())
+    except AttributeError:
+        pass
+    return (members, info.as_dict()) if return_info else members
