@@ -31,12 +31,13 @@ multimodal_learning (k initial scores, 2 modalities of random edge weights).  In
 with fixed seeds, on the device before timing.
 
 Variants: NFA/NCD, FA/NCD, NFA/CD, FA/CD (feature_aware x change_driven), each unfolded and
-folded, direction "auto" (pull for NCD, push for CD).  An algorithm without a ``change_driven``
-option (found from its signature) runs the NCD variants only; its CD cells read "n/a".  Every
-variant runs ``--max-iter`` iterations with ``tol = --tol`` (default 1e-12, so that no variant
-stops early and all do the same iterations; ``--cd-tol`` gives the CD runs a larger, work-saving
-threshold instead).  Timing: one warm-up call (its time minus the median warm call is the
-compile time), then ``--repeat`` calls, device synchronized before and after each,
+folded, direction "auto" (pull for NCD, push for CD; unfolded CD PageRank chooses push or pull
+each iteration by the active vertices' out-edges, the SIMD-X rule).  An algorithm without a
+``change_driven`` option (found from its signature) runs the NCD variants only; its CD cells
+read "n/a".  Every variant runs ``--max-iter`` iterations with ``tol = --tol`` (default 1e-12,
+so that no variant stops early and all do the same iterations; ``--cd-tol`` gives the CD runs a
+larger, work-saving threshold instead).  Timing: one warm-up call (its time minus the median
+warm call is the compile time), then ``--repeat`` calls, device synchronized before and after each,
 ``time.perf_counter``; ms/iteration = median call / iterations.  A call includes the
 algorithm's set-up and building its result frame.
 

@@ -12,10 +12,11 @@ What it measures (all on one Graph500 R-MAT graph, fixed seed; every vertex id i
 2. first-call time of every variant (the first call in the process, Numba compilation of the
    generated kernels included) and ``compile = first call - median warm call``;
 3. time per iteration of every variant NFA/NCD, FA/NCD, NFA/CD, FA/CD (feature_aware x
-   change_driven), unfolded and folded, default direction (pull for NCD, push for CD): one
-   warm-up call, then ``--repeat`` timed calls of ``--max-iter`` iterations (NCD with
-   ``tol=1e-12`` so that the iteration count is fixed; CD with ``--tol``, its work-saving
-   threshold), device synchronized before and after, ``time.perf_counter``;
+   change_driven), unfolded and folded, default direction (pull for NCD, push for CD; unfolded
+   CD PageRank switches per iteration, reported as "auto"): one warm-up call, then
+   ``--repeat`` timed calls of ``--max-iter`` iterations (NCD with ``tol=1e-12`` so that the
+   iteration count is fixed; CD with ``--tol``, its work-saving threshold), device
+   synchronized before and after, ``time.perf_counter``;
 4. for each change-driven variant, a run to convergence (``--tol``, ``--conv-max-iter``) next to
    the NCD run of the same mapping and folding.
 

@@ -54,7 +54,9 @@ def test_quick_run_writes_json_and_markdown(tmp_path, capsys):
                     "iterations", "direction", "kernels_compiled", "speedup_vs_nfa_ncd"):
             assert key in r, (r["variant"], key)
         assert len(r["times_ms"]) == 1
-        assert r["direction"] == ("push" if r["change_driven"] else "pull")
+        switching = r["algorithm"] == "pagerank" and r["change_driven"] and not r["fold"]
+        assert r["direction"] == ("auto" if switching else
+                                  "push" if r["change_driven"] else "pull")
         if not r["change_driven"]:
             assert r["iterations"] == 3 and r["tol"] == 1e-12
         assert r["check"]["ok"] and r["check"]["finite"]

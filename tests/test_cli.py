@@ -165,7 +165,7 @@ def test_variant_flags(capsys):
                            "--quiet", "--max-iter", "3")
     assert code == 0, err
     assert "feature_aware=False change_driven=True" in err
-    assert "direction=push" in err
+    assert "direction=auto" in err  # change-driven PageRank: push or pull each iteration
     assert "converged:  no" in err
     assert "warning: pagerank did not converge" in err
 

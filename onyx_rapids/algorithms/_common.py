@@ -15,9 +15,13 @@ class Info:
     iterations: int = 0
     converged: bool = False
     variant: dict = field(default_factory=dict)
+    directions: list | None = None  # "push" / "pull" of each iteration, where recorded
 
     def as_dict(self):
-        return {"iterations": self.iterations, "converged": self.converged, **self.variant}
+        facts = {"iterations": self.iterations, "converged": self.converged, **self.variant}
+        if self.directions is not None:
+            facts["directions"] = list(self.directions)
+        return facts
 
 
 def acc_variant(run: dict, direction, filter) -> dict:

@@ -9,6 +9,18 @@ n x k property).  Change-driven mode is PageRank-Delta (ONYX 4.2): ``acc(v)`` ke
 in-neighbours of their last *pushed* share; a vertex pushes the change since its last push only
 when some feature moved by more than ``tol / n`` (``tol`` bounds a feature's L1 change), so the
 unpushed remainder stays below that bound.
+
+Direction (SIMD-X's push-pull PageRank, the Ligra rule): change-driven with ``direction="auto"``,
+each iteration pushes when the active vertices' out-edges are at most ``pull_fraction`` (0.3) of
+all edges and pulls above (0: pull whenever the active vertices have an out-edge; 1: always
+push).  Pushing walks the active vertices' out-edges with atomics; pulling walks every vertex's
+in-edges, takes contributions from active sources only and needs no atomics.  The first
+iteration (every vertex active) pulls, the later ones push once few vertices still move.
+Bulk iterations (``change_driven=False``) always pull under ``"auto"``: every vertex is active,
+so the rule would always choose pull.  ``"push"`` and ``"pull"`` force one direction.  Folded
+kernels have a fixed direction, so with ``fold=True`` ``"auto"`` means the folded push kernel
+(change-driven) or the folded pull kernel (bulk), as before, and ignores ``pull_fraction``.
+``return_info=True`` reports the direction of each iteration as ``directions``.
 """
 
 from __future__ import annotations
@@ -17,7 +29,8 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ._common import Info, check_common, finish, resolve_direction
+from ._common import (Info, check_common, check_traversal_options, choose_direction, finish,
+                      resolve_direction)
 
 
 @cuda.jit(device=True)
@@ -60,9 +73,16 @@ def commit(f, v, rank_next, pushed, delta_next):
 
 
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_aware=True,
-             change_driven=False, fold=False, direction="auto", block_size=None,
-             return_info=False):
+             change_driven=False, fold=False, direction="auto", pull_fraction=0.3,
+             block_size=None, return_info=False):
     """PageRank of every vertex; a frame of ``vertex``, ``pagerank``.
+
+    ``direction``: ``"push"``, ``"pull"`` or ``"auto"``; with ``change_driven=True`` (unfolded)
+    ``"auto"`` pushes an iteration when the active vertices' out-edges are at most
+    ``pull_fraction`` (in [0, 1]) of all edges and pulls it otherwise; bulk iterations pull, and
+    folded runs keep their kernel's direction (see the module doc).  The info (``return_info``,
+    ``df.attrs``) holds ``direction`` (``"auto"`` when chosen per iteration) and
+    ``directions``, the one each iteration used.
 
     Example::
 
@@ -72,16 +92,19 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
     """
     sources = device.full(1, -1, np.int64)
     rank, info = _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware,
-                          change_driven, fold, direction, block_size)
+                          change_driven, fold, direction, pull_fraction, block_size)
     return finish(g, "pagerank", {"pagerank": rank[:, 0]}, info, return_info)
 
 
 def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
                           feature_aware=True, change_driven=False, fold=False,
-                          direction="auto", block_size=None, return_info=False):
+                          direction="auto", pull_fraction=0.3, block_size=None,
+                          return_info=False):
     """PageRank personalized to each of ``sources`` (original ids), all k at once.
 
     Returns ``vertex``, ``ppr_0``..``ppr_{k-1}``: column f is personalized to ``sources[f]``.
+    ``direction`` and ``pull_fraction`` as :func:`pagerank` (change-driven, a vertex is active
+    while any of its k features moves).
 
     Example::
 
@@ -92,14 +115,18 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
         raise ValueError("sources must name at least one vertex")
     internal = device.asarray(np.asarray(ids, dtype=np.int64))
     rank, info = _iterate(g, internal, alpha, tol, max_iter, False, feature_aware,
-                          change_driven, fold, direction, block_size)
+                          change_driven, fold, direction, pull_fraction, block_size)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
 
 
 def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_driven, fold,
-             direction, block_size):
+             direction, pull_fraction, block_size):
     check_common(tol, max_iter, alpha)
-    direction = resolve_direction(direction, change_driven)
+    check_traversal_options("auto" if direction is None else direction, pull_fraction)
+    if change_driven and not fold and direction in (None, "auto"):
+        direction = "auto"  # choose_direction picks each iteration's from the active vertices
+    else:
+        direction = resolve_direction(direction, change_driven)
     if weighted and g.edge_weights is None:
         raise ValueError("weighted=True needs a graph built with weight=...")
     n, k = g.n, int(sources.shape[0])
@@ -138,8 +165,10 @@ def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_d
         acc_spare = props.fill(props.copy(args["acc"]), 0.0)
 
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
-                             fold=fold, direction=direction))
+                             fold=fold, direction=direction), directions=[])
     for info.iterations in range(1, int(max_iter) + 1):
+        way = choose_direction(g, active, direction, pull_fraction)  # "auto": change-driven
+        info.directions.append(way)
         props.dot_into(args["dangling"], dangling_mask, rank)
         active_next = frontier.empty(n) if change_driven and not push_fold else None
         if push_fold:
@@ -159,8 +188,8 @@ def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_d
                 ops.foldmap(g, [ops.Edge(edge_fn, "acc")] + steps, call, active_in=active,
                             active_out=active_next, direction="pull", **opts)
             else:
-                ops.edgemap(g, edge_fn, "acc", call, active_in=active, direction=direction,
-                            **opts)
+                # pull (change-driven): every vertex's in-edges, from active sources only
+                ops.edgemap(g, edge_fn, "acc", call, active_in=active, direction=way, **opts)
                 ops.vertexmap(g, steps, call, active_out=active_next, **opts)
         change = props.max_l1_change(args["rank_next"], rank)
         rank, args["rank_next"] = args["rank_next"], rank
