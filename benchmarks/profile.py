@@ -52,8 +52,8 @@ def profile_variant(algorithm, g, inputs, k, variant, max_iter) -> dict:
         (_, info), profiled_ms = _timed(call)
     kernels = []
     for spec, (launches, ms) in sorted(times.items(), key=lambda item: -item[1][1]):
-        kernel = next(kern for (s, _), (kern, _) in operators.KERNEL_CACHE.entries.items()
-                      if s == spec)
+        kernel = next(value[0] for key, value in operators.KERNEL_CACHE.entries.items()
+                      if key[0] == spec)  # generated kernels: ((spec, functions), (kernel, _))
         kernels.append({"kernel": _describe(spec), "launches": launches, "ms": ms,
                         "registers": _registers(kernel)})
     kernel_ms = sum(x["ms"] for x in kernels)

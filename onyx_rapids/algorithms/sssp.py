@@ -62,6 +62,16 @@ def hop_reached(v, hops, aux):
     return hops[v] != HOPS_UNREACHED
 
 
+@cuda.jit(device=True)
+def relax_one(u, v, e, distance, aux):
+    return distance[u] + aux[0][e, 0]
+
+
+@cuda.jit(device=True)
+def below_bound(v, distance, aux):
+    return distance[v] < aux[1][0]
+
+
 def default_delta(g, weight):
     """Davidson et al.'s rule: delta = 32 * mean edge weight / mean out-degree (m / n).
 
@@ -106,7 +116,8 @@ def _edge_weights(g):
 
 
 def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fraction=0.3,
-         feature_aware=True, block_size=None, return_info=False):
+         filter="jit", threshold=64, fused=True, feature_aware=True, block_size=None,
+         return_info=False):
     """Shortest-path distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or
     from each of ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original
     ids, by delta-stepping.
@@ -119,6 +130,10 @@ def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fra
     positive finite number); ``None`` picks ``32 * mean weight / mean out-degree`` (Davidson et
     al. 2014).  The result does not depend on delta, only the number of rounds does.
     ``direction`` and ``pull_fraction`` choose push or pull per round as in :func:`bfs`.
+    One source runs each bucket to its fixpoint on :func:`onyx_rapids.acc` (``filter``,
+    ``threshold`` and ``fused`` as in :func:`bfs`; ``active`` is "below the bucket's end", so
+    vertices pushed past it wait for their bucket); k sources run as one k-feature property
+    through ``edgemap`` (``feature_aware``).
     ``return_info=True`` also returns the rounds run (``iterations``), the ``buckets`` visited
     and the ``delta`` used.
 
@@ -152,8 +167,12 @@ def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fra
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction, delta=delta,
                              buckets=0))
+    if sources is None:
+        _one_source(g, distance[:, 0], weight, delta, info, dict(
+            direction=direction, pull_fraction=pull_fraction, filter=filter,
+            threshold=threshold, fused=fused, block_size=block_size))
     threshold = -math.inf
-    while True:
+    while sources is not None:
         pending = distance < offered
         key = xp.where(pending, distance, UNREACHED).min(axis=1).astype(np.float64)
         waiting = pending.any(axis=1)
@@ -180,6 +199,31 @@ def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fra
                               "predecessor": _predecessors(g, distance, weight, starts[0],
                                                            direction, pull_fraction)},
                   info, return_info)
+
+
+def _one_source(g, dist, weight, delta, info, acc_opts):
+    """Delta-stepping with each bucket run to its fixpoint on acc: the pending vertices below
+    the bucket's end start it, and a vertex improved past the end is not active, so it stays
+    pending until its bucket comes.  After a bucket every vertex below its end has offered its
+    final distance."""
+    xp = device.xp
+    offered = xp.full(g.n, UNREACHED, np.float32)
+    bound = xp.zeros(1, np.float32)
+    while True:
+        pending = dist < offered
+        if not bool(pending.any()):
+            break
+        low = np.float32(dist[pending].min())
+        end = np.float32((math.floor(float(low) / delta) + 1) * delta)
+        if not end > low:  # rounding at extreme delta: still take the smallest
+            end = np.nextafter(low, np.float32(np.inf))
+        bound[0] = end
+        info.variant["buckets"] += 1
+        run = acc(g, dist, relax_one, combine="min", active=below_bound, args=(weight, bound),
+                  frontier=frontier.from_mask(pending & (dist < end)), **acc_opts)
+        info.iterations += run["iterations"]
+        done = dist < end
+        offered[done] = dist[done]
 
 
 def _predecessors(g, distance, weight, start, direction, pull_fraction):

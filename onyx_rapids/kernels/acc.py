@@ -72,10 +72,14 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
 
     @cuda.jit(device=True, inline=True)
     def record(v, nb, tid, state, aux, nbits, bins, out_off, qn, ctrn, filter_mode):
-        """v's state improved: set it in the next frontier; the first setter bins it."""
+        """v's state improved: if v is active now, set it in the next frontier, and the first
+        setter bins it.  (An inactive improvement sets nothing, so that a later improvement of
+        the same iteration that makes v active is still the first and gets binned.)"""
+        if not active(v, state, aux):
+            return nb
         bit = uint32(1) << uint32(v & 31)
         old = cuda.atomic.or_(nbits, v >> 5, bit)
-        if (old & bit) == 0 and filter_mode != BALLOT and active(v, state, aux):
+        if (old & bit) == 0 and filter_mode != BALLOT:
             if nb < TH:
                 bins[tid * TH + nb] = v
                 nb += 1
