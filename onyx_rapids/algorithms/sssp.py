@@ -213,7 +213,7 @@ def _one_source(g, dist, weight, delta, info, acc_opts):
         pending = dist < offered
         if not bool(pending.any()):
             break
-        low = np.float32(dist[pending].min())
+        low = np.float32(float(dist[pending].min()))  # a host scalar (CuPy: a 0-d array)
         end = np.float32((math.floor(float(low) / delta) + 1) * delta)
         if not end > low:  # rounding at extreme delta: still take the smallest
             end = np.nextafter(low, np.float32(np.inf))
