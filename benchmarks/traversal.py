@@ -171,7 +171,8 @@ def _traversal_variants() -> tuple:
 
 VARIANTS = {
     "bfs": _traversal_variants(),
-    "sssp": tuple(_variant(d, direction=d) for d in DIRECTIONS),
+    "sssp": tuple(_variant(d, direction=d) for d in DIRECTIONS)
+    + (_variant("unfused/auto", direction="auto", fused=False),),
     "wcc": _traversal_variants(),
     "core_number": (_variant("default"),),
     "pagerank": (
