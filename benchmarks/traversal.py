@@ -204,7 +204,15 @@ MULTI_ALGORITHMS = ("bfs", "sssp")
 MULTI_FAMILY = "rmat"
 FAMILIES = ("rmat", "road")
 
-UNREACHED_HOPS = 2**31 - 1  # bfs distance of an unreached vertex (ours and cuGraph's)
+UNREACHED_HOPS = 2**31 - 1  # bfs distance of an unreached vertex (ours; ALGORITHMS.md item 9)
+# cuGraph 26.10 returns int64 bfs distances with int64 max for an unreached vertex: every
+# distance at or above ours counts as unreached, on both sides
+
+
+def _hops(values):
+    """bfs distances as int64 with every unreached value (int32 or int64 max) as ours."""
+    d = values.astype(np.int64)
+    return device.xp.minimum(d, UNREACHED_HOPS)
 UNREACHED_FLOAT = 3e38  # sssp: at or above this (float32 max, inf) counts as unreached
 SSSP_RTOL, SSSP_ATOL = 1e-5, 1e-6
 FLOAT32_UNIT = 2.0**-24  # unit roundoff: a float32 sum of h terms <= d is off by <= h * u * d
@@ -729,7 +737,7 @@ def certify(algorithm: str, fam: Family, values, source=None, *, canonical=True)
         s = int(g.to_internal(int(source)))
         src, dst = g.edge_sources, g.out_indices
         if algorithm == "bfs":
-            d = values.astype(np.int64)
+            d = _hops(values)
             reached = d != UNREACHED_HOPS
             du, dv = d[src], d[dst]
             ru, rv = reached[src], reached[dst]
@@ -819,7 +827,10 @@ def agreement(algorithm: str, values, ref, against: str, *, partition=False,
                               + ib.astype(np.int64).ravel()).shape[0]) if ia.size else 0
         out.update(metric="same partition", components=na, reference_components=nb,
                    label_pairs=pairs, ok=na == nb == pairs)
-    elif algorithm in ("bfs", "wcc", "core_number"):
+    elif algorithm == "bfs":
+        mism = int((_hops(values) != _hops(ref)).sum())
+        out.update(metric="mismatches", value=mism, ok=mism == 0)
+    elif algorithm in ("wcc", "core_number"):
         mism = int((values.astype(np.int64) != ref.astype(np.int64)).sum())
         out.update(metric="mismatches", value=mism, ok=mism == 0)
     elif algorithm == "sssp":

@@ -71,7 +71,7 @@ def test_multi_source_is_k_traversals_at_once(fa, direction):
 def test_single_vertex_and_info():
     g = Graph.from_edgelist(pd.DataFrame({"src": [5], "dst": [5]}), "src", "dst")
     df, info = bfs(g, source=5, return_info=True)
-    assert df["distance"].tolist() == [0] and df["predecessor"].tolist() == [-1]
+    assert df["distance"].to_numpy().tolist() == [0] and df["predecessor"].to_numpy().tolist() == [-1]
     assert info["converged"] and info["iterations"] == 1
 
 

@@ -38,7 +38,7 @@ def test_labels_match_oracle(shape, direction, filter, fused):
 def test_edges_against_their_direction_still_connect():
     # 3 -> 1 <- 2: weakly one component, though no vertex reaches both others
     g = Graph.from_edgelist(pd.DataFrame({"src": [3, 2], "dst": [1, 1]}), "src", "dst")
-    assert weakly_connected_components(g)["labels"].tolist() == [1, 1, 1]
+    assert weakly_connected_components(g)["labels"].to_numpy().tolist() == [1, 1, 1]
 
 
 def test_bad_options():

@@ -99,8 +99,8 @@ def test_zero_weight_cycle_predecessors_form_a_tree():
     g = SHAPES["trap"]
     for direction in ["push", "pull"]:
         df = sssp(g, source=0, direction=direction, delta=1.0)
-        assert df["distance"].tolist() == [0.0, 1.0, 1.0, 1.0, 1.0]  # vertices 0, 3, 5, 7, 9
-        assert df["predecessor"].tolist() == [-1, 5, 9, 3, 0]
+        assert df["distance"].to_numpy().tolist() == [0.0, 1.0, 1.0, 1.0, 1.0]  # vertices 0, 3, 5, 7, 9
+        assert df["predecessor"].to_numpy().tolist() == [-1, 5, 9, 3, 0]
 
 
 def test_unweighted_graph_uses_weight_one_and_agrees_with_bfs():
@@ -142,7 +142,7 @@ def test_multi_source_with_zero_weight_cycles():
 def test_single_vertex_and_info():
     g = _weighted([5], [5], [2.0])
     df, info = sssp(g, source=5, return_info=True)
-    assert df["distance"].tolist() == [0.0] and df["predecessor"].tolist() == [-1]
+    assert df["distance"].to_numpy().tolist() == [0.0] and df["predecessor"].to_numpy().tolist() == [-1]
     assert info["converged"] and info["iterations"] == 1 and info["buckets"] == 1
 
 
@@ -154,7 +154,7 @@ def test_default_delta_is_32_mean_weight_over_mean_degree():
     assert info["delta"] == pytest.approx(32 * SHAPES["unweighted"].n / SHAPES["unweighted"].m)
     zero = _weighted([0, 1], [1, 0], [0.0, 0.0])
     df, info = sssp(zero, source=1, return_info=True)
-    assert info["delta"] == 1.0 and df["distance"].tolist() == [0.0, 0.0]
+    assert info["delta"] == 1.0 and df["distance"].to_numpy().tolist() == [0.0, 0.0]
 
 
 def test_bad_inputs_raise_clear_errors():
