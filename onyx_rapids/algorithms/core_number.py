@@ -35,15 +35,16 @@ def _peel(g, k_min, feature_aware, block_size):
     info = Info(variant=dict(feature_aware=feature_aware))
     first = True
     k = max(1, k_min)
+    big = np.int32(np.iinfo(np.int32).max)
     while bool(alive.any()):
-        if not first:
-            k = max(k, int(degree[alive, 0].min()) + 1)  # skip the levels nobody is under
+        if not first:  # skip the levels nobody is under (no boolean indexing: no extra sync)
+            k = max(k, int(xp.where(alive, degree[:, 0], big).min()) + 1)
         while True:  # level k: peel until no live vertex is under k
             peel = alive & (degree[:, 0] < k)
             if not bool(peel.any()):
                 break
             info.iterations += 1
-            core[peel] = k - 1
+            core = xp.where(peel, np.int32(k - 1), core)
             alive &= ~peel
             ops.edgemap(und, lose_neighbour, "degree", args, active_in=frontier.from_mask(peel),
                         direction="push", k=1, feature_aware=feature_aware,
