@@ -46,3 +46,25 @@ def test_bad_options():
         weakly_connected_components(SHAPES["chain"], direction="up")
     with pytest.raises(ValueError, match="filter"):
         weakly_connected_components(SHAPES["chain"], filter="up")
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("jump_every, fused", [(1, False), (2, True), (None, False)])
+def test_pointer_jumping_phases_keep_the_labels(shape, jump_every, fused):
+    g = SHAPES[shape]
+    src, dst = csr_edges(g)
+    df, info = weakly_connected_components(g, jump_every=jump_every, fused=fused,
+                                           return_info=True)
+    expected = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
+    np.testing.assert_array_equal(df["labels"].to_numpy(), expected)
+    if jump_every is None:
+        assert info["phases"] == 1
+    elif shape == "chain":  # 30 vertices in a line: more than one phase, fewer rounds
+        plain = weakly_connected_components(g, jump_every=None, return_info=True)[1]
+        assert info["phases"] > 1 and info["iterations"] < plain["iterations"]
+
+
+def test_bad_jump_every():
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="jump_every"):
+            weakly_connected_components(SHAPES["chain"], jump_every=bad)
