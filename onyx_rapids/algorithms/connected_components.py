@@ -31,11 +31,12 @@ def offer_label(u, v, e, label, aux):
 
 
 def weakly_connected_components(g, *, direction="auto", pull_fraction=0.3, filter="jit",
-                                threshold=64, fused=False, jump_every=16, block_size=None,
+                                threshold=64, fused=False, jump_every=None, block_size=None,
                                 return_info=False):
     """Component label of every vertex: ``vertex``, ``labels`` (the smallest original id of
     the vertex's weakly connected component).  ``jump_every`` rounds of propagation run between
-    pointer-jumping passes (``None``: propagate to the end, no jumping).
+    pointer-jumping passes (``None``, the default: propagate to the end, no jumping; e.g. 16 on
+    high-diameter graphs, where plain propagation needs a round per hop).
 
     Example::
 
