@@ -98,7 +98,6 @@ def test_peer_that_raises_fails(tmp_path, capsys, monkeypatch):
 
 
 def test_scaling_edges_writes_plot(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
     rc = peers.main(["--quick", "--scaling", "edges", "--scaling-scales", "2,3",
                      "--scaling-k", "1", "--edge-factor", "2", "--iterations", "2",
                      "--algorithms", "personalized_pagerank", "--out", str(tmp_path)])
@@ -107,6 +106,12 @@ def test_scaling_edges_writes_plot(tmp_path, capsys):
     report, _, path = _outputs(tmp_path, "peers_*_scaling-edges_quick")
     assert sorted(report["graphs"]) == ["rmat-s2", "rmat-s3"]
     assert [r["scale"] for r in report["measurements"]] == [2, 3]
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:  # CI's fresh venv: the run still succeeds and says why there is no plot
+        assert report["plot"]["path"] is None
+        assert report["plot"]["reason"].startswith("matplotlib not available")
+        return
     png = Path(report["plot"]["path"])
     assert png == path.with_suffix(".png") and png.stat().st_size > 1000
 
@@ -137,10 +142,11 @@ def test_roofline_arithmetic():
 
 
 def test_copy_bandwidth_not_measured_on_simulator():
-    if onyx_rapids.device.BACKEND == "gpu":
-        pytest.skip("GPU backend measures it")
     bw = peers.copy_bandwidth(1)
-    assert bw["bytes_per_s"] is None and bw["reason"].startswith("not measured")
+    if onyx_rapids.device.BACKEND == "gpu":  # measured there: a positive rate
+        assert bw["bytes_per_s"] > 0
+    else:
+        assert bw["bytes_per_s"] is None and bw["reason"].startswith("not measured")
 
 
 @pytest.mark.parametrize("argv", [
