@@ -114,8 +114,8 @@ from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph
 
 from .foundation import (BASELINE, REFERENCE, VARIANTS, Bench, _column, _fmt, _free_device_memory,
-                         _git, _kernel_misses, _plain, _slug, _timed, lp_labels, variant_name,
-                         write_report)
+                         _choose, _git, _int_list, _kernel_misses, _plain, _slug, _timed, lp_labels,
+                         variant_name, write_report)
 
 ALGORITHMS = ("pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",
               "als", "belief_propagation", "multi_manifold_ranking", "multimodal_learning")
@@ -171,24 +171,6 @@ SPEEDUPS = (
 
 
 # ------------------------------------------------------------------------------ arguments
-
-
-def _int_list(text: str, what: str, p) -> list[int]:
-    try:
-        values = [int(x) for x in str(text).split(",") if x.strip()]
-    except ValueError:
-        p.error(f"{what} must be comma-separated integers, got {text!r}")
-    if min(values, default=1) < 1:
-        p.error(f"{what} needs positive integers, got {text!r}")
-    return values
-
-
-def _choose(text: str, allowed, what: str, p) -> list[str]:
-    chosen = [x.strip() for x in text.split(",") if x.strip()]
-    unknown = [x for x in chosen if x not in allowed]
-    if unknown or not chosen:
-        p.error(f"{what}: unknown {unknown}; choose from {', '.join(allowed)}")
-    return [x for x in allowed if x in chosen]
 
 
 def build_parser() -> argparse.ArgumentParser:

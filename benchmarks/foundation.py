@@ -684,6 +684,28 @@ def main(argv=None) -> int:
     return write_report(bench, report, out / stem, markdown(report))
 
 
+
+def _int_list(text, what: str, p, allow_empty: bool = True) -> list[int]:
+    """A comma-separated list of positive integers from the command line (``p.error`` else)."""
+    try:
+        values = [int(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        p.error(f"{what} must be comma-separated integers, got {text!r}")
+    if (not values and not allow_empty) or min(values, default=1) < 1:
+        p.error(f"{what} needs positive integers, got {text!r}")
+    return values
+
+
+def _choose(text: str, allowed, what: str, p, aliases=None) -> list[str]:
+    """The named subset of ``allowed`` (in its order), ``aliases`` mapping other names."""
+    chosen = [x.strip() for x in str(text).split(",") if x.strip()]
+    if aliases:
+        chosen = [aliases.get(x, x) for x in chosen]
+    unknown = [x for x in chosen if x not in allowed]
+    if unknown or not chosen:
+        p.error(f"{what}: unknown {unknown}; choose from {', '.join(allowed)}")
+    return [x for x in allowed if x in chosen]
+
 def write_report(bench: Bench, report: dict, stem: Path, text: str) -> int:
     """``stem``.json and ``stem``.md (``text``, also printed); the exit status (1: a check
     failed, each failure listed last)."""

@@ -95,7 +95,9 @@ import onyx_rapids as onyx
 from onyx_rapids import device
 
 from .ablation import build_family, make_inputs
-from .foundation import Bench, _column, _fmt, _free_device_memory, _git, _slug, _timed, write_report
+from .foundation import (Bench, _choose, _column, _fmt, _free_device_memory, _git, _slug, _timed,
+                         write_report)
+from .foundation import _int_list as _positive_ints
 
 ALGORITHMS = ("feature_propagation", "personalized_pagerank")
 FAMILIES = ("rmat", "grid")
@@ -125,21 +127,7 @@ H200_REFERENCE_SCALE = 22
 
 
 def _int_list(text, what: str, p) -> list[int]:
-    try:
-        values = [int(x) for x in str(text).split(",") if x.strip()]
-    except ValueError:
-        p.error(f"{what} must be comma-separated integers, got {text!r}")
-    if not values or min(values) < 1:
-        p.error(f"{what} needs positive integers, got {text!r}")
-    return values
-
-
-def _choose(text: str, allowed, what: str, p) -> list[str]:
-    chosen = [x.strip() for x in text.split(",") if x.strip()]
-    unknown = [x for x in chosen if x not in allowed]
-    if unknown or not chosen:
-        p.error(f"{what}: unknown {unknown}; choose from {', '.join(allowed)}")
-    return [x for x in allowed if x in chosen]
+    return _positive_ints(text, what, p, allow_empty=False)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -142,8 +142,8 @@ import onyx_rapids as onyx
 from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph, _bincount
 
-from .foundation import (Bench, _column, _fmt, _free_device_memory, _git, _slug, _timed,
-                         write_report)
+from .foundation import (Bench, _choose, _column, _fmt, _free_device_memory, _git, _int_list,
+                         _slug, _timed, write_report)
 
 # ------------------------------------------------------------------------------ variants (data)
 
@@ -242,16 +242,6 @@ CUGRAPH_REFERENCE = {
 
 
 # ------------------------------------------------------------------------------ arguments
-
-
-def _choose(text: str, allowed, what: str, p, aliases=None) -> list[str]:
-    chosen = [x.strip() for x in str(text).split(",") if x.strip()]
-    if aliases:
-        chosen = [aliases.get(x, x) for x in chosen]
-    unknown = [x for x in chosen if x not in allowed]
-    if unknown or not chosen:
-        p.error(f"{what}: unknown {unknown}; choose from {', '.join(allowed)}")
-    return [x for x in allowed if x in chosen]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,7 +24,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
-from ._common import Info, acc_variant, check_traversal_options, choose_direction, finish
+from ._common import (Info, acc_variant, check_traversal_options, choose_direction, finish,
+                      traversal_starts)
 
 UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
 
@@ -60,16 +61,8 @@ def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
         >>> bfs(g, source=0)["distance"].max()   # doctest: +SKIP
         3
     """
-    if (source is None) == (sources is None):
-        raise ValueError("give exactly one of source (one vertex) or sources (a list)")
     check_traversal_options(direction, pull_fraction)
-    named = np.atleast_1d(np.asarray(source if sources is None else sources))
-    if named.size == 0:
-        raise ValueError("sources must name at least one vertex")
-    try:
-        starts = device.to_host(g.to_internal(named.ravel())).astype(np.int64)
-    except ValueError as e:
-        raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+    starts = traversal_starts(g, source, sources)
     k = starts.size
     distance = props.vertex_property(g, k, fill=UNREACHED, dtype=np.int32)
     distance[device.asarray(starts), device.xp.arange(k)] = 0

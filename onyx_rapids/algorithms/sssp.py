@@ -36,7 +36,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
-from ._common import Info, check_traversal_options, choose_direction, finish
+from ._common import (Info, check_traversal_options, choose_direction, finish,
+                      traversal_starts)
 
 UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (ALGORITHMS.md item 10)
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
@@ -143,17 +144,9 @@ def sssp(g, source=None, sources=None, *, delta=None, direction="auto", pull_fra
         >>> df.loc[df["vertex"] == 3, "distance"].item()  # doctest: +SKIP
         2.5
     """
-    if (source is None) == (sources is None):
-        raise ValueError("give exactly one of source (one vertex) or sources (a list)")
     check_traversal_options(direction, pull_fraction)
     delta = _check_delta(delta)
-    named = np.atleast_1d(np.asarray(source if sources is None else sources))
-    if named.size == 0:
-        raise ValueError("sources must name at least one vertex")
-    try:
-        starts = device.to_host(g.to_internal(named.ravel())).astype(np.int64)
-    except ValueError as e:
-        raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+    starts = traversal_starts(g, source, sources)
     weight = _edge_weights(g)
     if delta is None:
         delta = default_delta(g, weight[:, 0])
