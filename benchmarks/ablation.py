@@ -114,7 +114,7 @@ from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph
 
 from .foundation import (BASELINE, REFERENCE, VARIANTS, Bench, _column, _fmt, _free_device_memory,
-                         _choose, _git, _int_list, _kernel_misses, _plain, _slug, _timed, lp_labels,
+                         _choose, _git, _int_list, _kernel_misses, _slug, _timed, lp_labels,
                          variant_name, write_report)
 
 ALGORITHMS = ("pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",

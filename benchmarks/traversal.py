@@ -142,8 +142,8 @@ import onyx_rapids as onyx
 from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph, _bincount
 
-from .foundation import (Bench, _choose, _column, _fmt, _free_device_memory, _git, _int_list,
-                         _slug, _timed, write_report)
+from .foundation import (Bench, _choose, _column, _fmt, _free_device_memory, _git, _slug,
+                         _timed, write_report)
 
 # ------------------------------------------------------------------------------ variants (data)
 
