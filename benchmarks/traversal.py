@@ -36,7 +36,9 @@ Variants (data: :data:`VARIANTS`; ``--variants`` picks by name, across algorithm
   is 12 of the 18 combinations.  ``default/<direction>`` passes ``direction=`` alone, the
   library's default filter and fusion: it runs before the filter options exist and is the
   "what a user gets" row after.  Direction ``auto`` rows come first, so that a budget cut hits
-  the push / pull rows.
+  the push / pull rows.  wcc's rows of these names run ``method="propagate"`` (min-label
+  propagation on acc); its ``hook`` row (first) is the library default, union-find hooking,
+  and ``jump16/auto`` is propagation with pointer jumping every 16 rounds.
 * sssp: ``auto``, ``push``, ``pull`` (``direction=``; ``delta`` left at its default).
 * pagerank: ``NCD/pull`` (the library default), ``CD/push``, ``CD/pull``, ``CD/auto``
   (``change_driven=`` and ``direction=``; ``CD/auto`` also needs a ``pull_fraction`` parameter:
@@ -156,15 +158,15 @@ def _variant(name, requires=(), **options) -> dict:
 DIRECTIONS = ("auto", "push", "pull")
 
 
-def _traversal_variants() -> tuple:
+def _traversal_variants(**extra) -> tuple:
     rows = []
     for d in DIRECTIONS:
         rows += [
-            _variant(f"default/{d}", direction=d),
-            _variant(f"jit/unfused/{d}", filter="jit", fused=False, direction=d),
-            _variant(f"jit/fused/{d}", filter="jit", fused=True, direction=d),
-            _variant(f"ballot/unfused/{d}", filter="ballot", fused=False, direction=d),
-            _variant(f"online/unfused/{d}", filter="online", fused=False, direction=d),
+            _variant(f"default/{d}", direction=d, **extra),
+            _variant(f"jit/unfused/{d}", filter="jit", fused=False, direction=d, **extra),
+            _variant(f"jit/fused/{d}", filter="jit", fused=True, direction=d, **extra),
+            _variant(f"ballot/unfused/{d}", filter="ballot", fused=False, direction=d, **extra),
+            _variant(f"online/unfused/{d}", filter="online", fused=False, direction=d, **extra),
         ]
     return tuple(rows)
 
@@ -173,7 +175,8 @@ VARIANTS = {
     "bfs": _traversal_variants(),
     "sssp": tuple(_variant(d, direction=d) for d in DIRECTIONS)
     + (_variant("unfused/auto", direction="auto", fused=False),),
-    "wcc": _traversal_variants(),
+    "wcc": (_variant("hook", method="hook"),) + _traversal_variants(method="propagate")
+    + (_variant("jump16/auto", method="propagate", jump_every=16, direction="auto"),),
     "core_number": (_variant("default"),),
     "pagerank": (
         _variant("NCD/pull", change_driven=False, direction="pull"),

@@ -174,7 +174,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
                     trace, np.int64(max_iter), pull_edges, np.int32(dmode), np.int32(fmode), done,
                     parent)
 
-        grid = min(grid, _cooperative_blocks(kernels["fused"], fused_args(1), block))
+        grid = min(grid, device.cooperative_blocks(kernels["fused"], fused_args(1), block))
         fargs = fused_args(grid)
         bins, binc, bcount = fargs[12], fargs[13], fargs[14]
     else:
@@ -184,11 +184,12 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
 
     # the first worklist: a ballot scan of the starting frontier (iteration -1 fills row 0)
     it0 = np.int64(-1)
-    kernels["ballot_count"][grid, block](np.int64(n), state, aux, off, bits, bcount, ctr, it0)
-    kernels["ballot_write"][grid, block](np.int64(n), state, aux, off, bits, bcount, queues,
-                                         binc, it0)
+    _launch(kernels["ballot_count"], grid, block, np.int64(n), state, aux, off, bits, bcount,
+            ctr, it0)
+    _launch(kernels["ballot_write"], grid, block, np.int64(n), state, aux, off, bits, bcount,
+            queues, binc, it0)
     if fused:
-        kernels["fused"][grid, block](*fargs)
+        _launch(kernels["fused"], grid, block, *fargs)
         iterations = int(done[0])
         rows = device.to_host(trace[:min(iterations, trace.shape[0])])
     else:
@@ -202,18 +203,13 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
                 converged=_empty(ctr, iterations), trace=rows)
 
 
+def _launch(kernel, grid, block, *args):
+    kernel[grid, block](*device.kernel_args(args))
+
+
 def _empty(ctr, it) -> bool:
     row = device.to_host(ctr[it % 3])
     return int(row[kacc.C_SMALL] + row[kacc.C_MEDIUM] + row[kacc.C_LARGE]) == 0
-
-
-def _cooperative_blocks(kernel, args, block) -> int:
-    """Blocks of ``kernel`` that can all be resident at once (registers, shared memory)."""
-    if device.is_simulator():
-        return 1
-    spec = kernel.specialize(*args)
-    overload = next(iter(spec.overloads.values()))
-    return max(1, int(overload.max_cooperative_grid_blocks(block)))
 
 
 def _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues, ctr, bits, bins, binc,
@@ -233,20 +229,21 @@ def _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues, ctr, bi
         ctr[(it + 1) % 3] = 0
         i = np.int64(it)
         if pull:
-            kernels["pull"][grid, block](n64, state, aux, ident, g.in_offsets, g.in_indices,
-                                         g.in_edge_ids, off, queues, ctr, bits, bins, binc, i,
-                                         fm, parent)
+            _launch(kernels["pull"], grid, block, n64, state, aux, ident, g.in_offsets,
+                    g.in_indices, g.in_edge_ids, off, queues, ctr, bits, bins, binc, i, fm,
+                    parent)
         else:
-            kernels["push"][grid, block](state, aux, off, idx, queues, ctr, bits, bins, binc, i,
-                                         fm, parent)
+            _launch(kernels["push"], grid, block, state, aux, off, idx, queues, ctr, bits, bins,
+                    binc, i, fm, parent)
         ballot = fmode == kacc.BALLOT or int(ctr[(it + 1) % 3, kacc.C_OVERFLOW]) != 0
         if ballot:
-            kernels["ballot_count"][grid, block](n64, state, aux, off, bits, bcount, ctr, i)
-            kernels["ballot_write"][grid, block](n64, state, aux, off, bits, bcount, queues,
-                                                 binc, i)
+            _launch(kernels["ballot_count"], grid, block, n64, state, aux, off, bits, bcount,
+                    ctr, i)
+            _launch(kernels["ballot_write"], grid, block, n64, state, aux, off, bits, bcount,
+                    queues, binc, i)
         else:
-            kernels["gather"][grid, block](off, queues, ctr, bins, binc, i)
-        kernels["clear"][grid, block](bits, i)
+            _launch(kernels["gather"], grid, block, off, queues, ctr, bins, binc, i)
+        _launch(kernels["clear"], grid, block, bits, i)
         rows.append((int(pull), int(ballot), size, edges))
         it += 1
     return it, np.array(rows, dtype=np.int64).reshape(-1, kacc.NT)

@@ -123,6 +123,41 @@ def full(shape, value, dtype):
     return xp.full(shape, value, dtype=dtype)
 
 
+_VIEWS: dict = {}
+_VIEWS_MAX = 4096
+
+
+def kernel_args(args):
+    """``args`` as a Numba kernel launch should get them: on the GPU each CuPy array becomes a
+    cached, non-owning Numba view of the same memory (keyed by pointer, shape, strides, dtype).
+
+    A launch given CuPy arrays pays ~17 us per array (the CUDA array interface is parsed and,
+    by default, the array's stream synchronized, which also stalls the host until the queued
+    work is done); given Numba views it pays ~5 us.  The views need no synchronization: CuPy
+    and the kernels share the default stream.  The caller keeps the CuPy arrays alive for the
+    launch (a view does not own its memory; a later array at the same address, of the same
+    shape and dtype, is the same memory and reuses the view)."""
+    if BACKEND != "gpu":
+        return args
+    out = []
+    for a in args:
+        if isinstance(a, tuple):
+            out.append(tuple(kernel_args(a)))
+        elif isinstance(a, xp.ndarray):
+            key = (a.data.ptr, a.shape, a.strides, a.dtype.char)
+            view = _VIEWS.get(key)
+            if view is None:
+                if len(_VIEWS) >= _VIEWS_MAX:
+                    _VIEWS.clear()
+                view = cuda.from_cuda_array_interface(a.__cuda_array_interface__, owner=None,
+                                                      sync=False)
+                _VIEWS[key] = view
+            out.append(view)
+        else:
+            out.append(a)
+    return out
+
+
 def synchronize() -> None:
     """Wait for all queued device work (a no-op under the simulator)."""
     if BACKEND == "gpu":
@@ -137,6 +172,17 @@ def grid_size(work_items: int, block_size: int, max_blocks: int | None = None) -
     if max_blocks is not None:
         blocks = min(blocks, max_blocks)
     return blocks
+
+
+def cooperative_blocks(kernel, args, block) -> int:
+    """Blocks of ``kernel`` (launched on ``args``, ``block`` threads each) that can all be
+    resident at once (registers, shared memory): the largest grid a grid-wide barrier allows.
+    One under the simulator, whose cooperative grids have one block."""
+    if is_simulator():
+        return 1
+    spec = kernel.specialize(*args)
+    overload = next(iter(spec.overloads.values()))
+    return max(1, int(overload.max_cooperative_grid_blocks(block)))
 
 
 def multiprocessor_count() -> int:

@@ -50,9 +50,22 @@ def dot_into(out, weights, a):
 
 
 
+_ONES: dict = {}
+
+
 def max_l1_change(a, b) -> float:
     """The largest per-feature L1 change ``max_f sum_v |a[v, f] - b[v, f]|`` (float64)."""
-    return float(device.xp.abs(a.astype(np.float64) - b).sum(axis=0).max())
+    xp = device.xp
+    change = xp.abs(a.astype(np.float64) - b)
+    if device.BACKEND == "gpu" and change.ndim == 2:
+        # a column sum as a matrix-vector product: CuPy's own axis-0 sum of an n x 1 array
+        # runs on one block (0.9 ms at n = 2.4M), cuBLAS on the whole device
+        n = change.shape[0]
+        if n not in _ONES:
+            _ONES.clear()
+            _ONES[n] = xp.ones(n, dtype=np.float64)
+        return float((_ONES[n] @ change).max())
+    return float(change.sum(axis=0).max())
 
 
 def max_change(a, b) -> float:

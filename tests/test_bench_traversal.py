@@ -99,7 +99,7 @@ def fake_sssp(g, source=None, sources=None, *, delta=None, direction="auto", pul
 
 
 def _slow_wcc(delay):
-    def wcc(g, *, direction="auto", pull_fraction=0.3, return_info=False):
+    def wcc(g, *, method="hook", direction="auto", pull_fraction=0.3, return_info=False):
         time.sleep(delay)
         src, dst = csr_edges(g)
         labels = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
@@ -469,7 +469,9 @@ def test_argument_defaults_and_aliases():
 
 def test_variant_table():
     names = {a: [v["name"] for v in vs] for a, vs in traversal.VARIANTS.items()}
-    assert names["bfs"] == names["wcc"] and len(names["bfs"]) == 15
+    assert names["wcc"] == ["hook"] + names["bfs"] + ["jump16/auto"] and len(names["bfs"]) == 15
+    assert traversal.VARIANTS["wcc"][0]["options"] == {"method": "hook"}
+    assert all(v["options"]["method"] == "propagate" for v in traversal.VARIANTS["wcc"][1:])
     assert names["bfs"][:5] == ["default/auto", "jit/unfused/auto", "jit/fused/auto",
                                 "ballot/unfused/auto", "online/unfused/auto"]
     for f in ("jit", "ballot", "online"):

@@ -28,24 +28,51 @@ SHAPES = _shapes()
 def test_labels_match_oracle(shape, direction, filter, fused):
     g = SHAPES[shape]
     src, dst = csr_edges(g)
-    df = weakly_connected_components(g, direction=direction, filter=filter, fused=fused,
-                                     threshold=1)
+    df = weakly_connected_components(g, method="propagate", direction=direction,
+                                     filter=filter, fused=fused, threshold=1)
     assert list(df.columns) == ["vertex", "labels"]
     expected = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
     np.testing.assert_array_equal(df["labels"].to_numpy(), expected)
 
 
-def test_edges_against_their_direction_still_connect():
+@pytest.mark.parametrize("shape", sorted(SHAPES) + ["many_pieces"])
+@pytest.mark.parametrize("block", [None, 32])
+def test_hooking_matches_oracle(shape, block):
+    if shape == "many_pieces":  # 60 vertices, 6 components of random edges, ids shuffled
+        rng = np.random.default_rng(5)
+        parts = rng.permutation(60).reshape(6, 10) * 3 + 1
+        pairs = [rng.choice(p, size=2, replace=False) for p in parts for _ in range(14)]
+        frame = pd.DataFrame(pairs, columns=["src", "dst"])
+        g = Graph.from_edgelist(frame, "src", "dst")
+    else:
+        g = SHAPES[shape]
+    src, dst = csr_edges(g)
+    df, info = weakly_connected_components(g, block_size=block, return_info=True)
+    assert list(df.columns) == ["vertex", "labels"]
+    assert info["method"] == "hook" and info["converged"]
+    expected = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
+    np.testing.assert_array_equal(df["labels"].to_numpy(), expected)
+
+
+@pytest.mark.parametrize("method", ["hook", "propagate"])
+def test_edges_against_their_direction_still_connect(method):
     # 3 -> 1 <- 2: weakly one component, though no vertex reaches both others
     g = Graph.from_edgelist(pd.DataFrame({"src": [3, 2], "dst": [1, 1]}), "src", "dst")
-    assert weakly_connected_components(g)["labels"].to_numpy().tolist() == [1, 1, 1]
+    labels = weakly_connected_components(g, method=method)["labels"].to_numpy().tolist()
+    assert labels == [1, 1, 1]
 
 
 def test_bad_options():
     with pytest.raises(ValueError, match="direction"):
-        weakly_connected_components(SHAPES["chain"], direction="up")
+        weakly_connected_components(SHAPES["chain"], method="propagate", direction="up")
     with pytest.raises(ValueError, match="filter"):
-        weakly_connected_components(SHAPES["chain"], filter="up")
+        weakly_connected_components(SHAPES["chain"], method="propagate", filter="up")
+    with pytest.raises(ValueError, match="method must be one of"):
+        weakly_connected_components(SHAPES["chain"], method="bfs")
+    with pytest.raises(ValueError, match="fused, threshold: only method='propagate'"):
+        weakly_connected_components(SHAPES["chain"], fused=True, threshold=4)
+    with pytest.raises(ValueError, match="block_size"):
+        weakly_connected_components(SHAPES["chain"], block_size=100)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -53,18 +80,18 @@ def test_bad_options():
 def test_pointer_jumping_phases_keep_the_labels(shape, jump_every, fused):
     g = SHAPES[shape]
     src, dst = csr_edges(g)
-    df, info = weakly_connected_components(g, jump_every=jump_every, fused=fused,
-                                           return_info=True)
+    df, info = weakly_connected_components(g, method="propagate", jump_every=jump_every,
+                                           fused=fused, return_info=True)
     expected = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
     np.testing.assert_array_equal(df["labels"].to_numpy(), expected)
     if jump_every is None:
         assert info["phases"] == 1
     elif shape == "chain":  # 30 vertices in a line: more than one phase, fewer rounds
-        plain = weakly_connected_components(g, jump_every=None, return_info=True)[1]
+        plain = weakly_connected_components(g, method="propagate", return_info=True)[1]
         assert info["phases"] > 1 and info["iterations"] < plain["iterations"]
 
 
 def test_bad_jump_every():
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="jump_every"):
-            weakly_connected_components(SHAPES["chain"], jump_every=bad)
+            weakly_connected_components(SHAPES["chain"], method="propagate", jump_every=bad)

@@ -349,3 +349,37 @@ def test_lanes_names_the_property_lanes_or_zero(k, fa):
         np.testing.assert_array_equal(got, np.repeat((((1 << k) - 1) << base)[:, None], k, 1))
     else:
         assert not got.any()
+
+
+@pytest.fixture
+def split_everything(monkeypatch):
+    """Pull kernels treat every vertex with in-edges as heavy, in chunks of 2 rounds."""
+    monkeypatch.setattr(ops, "HEAVY_ROUNDS", 1)
+    monkeypatch.setattr(ops, "CHUNK_ROUNDS", 2)
+
+
+SPLIT_CASES = [c for c in CASES if c[2]]  # feature-aware mappings split heavy vertices
+
+
+@pytest.mark.parametrize("reduce, k, fa", SPLIT_CASES)
+def test_pull_splits_heavy_vertices_into_chunks(reduce, k, fa, split_everything):
+    with ops.profile_kernels() as times:
+        test_edgemap_matches_numpy(reduce, k, fa, "pull")
+    assert sum(n for spec, (n, _) in times.items() if spec.chunk_kernel) == 1
+    main = [spec for spec in times if not spec.chunk_kernel]
+    assert len(main) == 1 and main[0].heavy == main[0].coop and main[0].chunk > 0
+
+
+def test_folded_pull_reads_the_chunks_aggregates(split_everything):
+    with ops.profile_kernels() as times:
+        test_fold_matches_unfolded_and_fold_order_is_checked(True)
+    assert any(spec.chunk_kernel for spec in times)
+
+
+def test_no_split_without_heavy_vertices_or_for_nfa():
+    g, _, _, x, w, _ = _setup(3, seed=3)
+    args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 3), np.float32))
+    with ops.profile_kernels() as times:
+        ops.edgemap(g, scaled, "acc", args, direction="pull")  # tiny in-degrees: none heavy
+        ops.edgemap(g, scaled, "acc", args, direction="pull", feature_aware=False)
+    assert len(times) == 2 and not any(s.chunk_kernel or s.heavy for s in times)

@@ -108,3 +108,10 @@ def test_bad_pull_fraction(fn, fraction):
             pagerank(g, change_driven=True, pull_fraction=fraction)
         else:
             personalized_pagerank(g, device.to_host(g.vertices)[:1], pull_fraction=fraction)
+
+
+def test_default_fold_is_bulk_pull_only():
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2, 2], "dst": [1, 2, 0, 1]}), "src", "dst")
+    assert pagerank(g, return_info=True)[1]["fold"] is True
+    assert pagerank(g, direction="push", return_info=True)[1]["fold"] is False
+    assert pagerank(g, change_driven=True, return_info=True)[1]["fold"] is False

@@ -1,5 +1,13 @@
-"""Weakly connected components (ALGORITHMS.md item 11) by min-label propagation with pointer
-jumping.
+"""Weakly connected components (ALGORITHMS.md item 11): by concurrent union-find (the default,
+``method="hook"``) or by min-label propagation with pointer jumping (``method="propagate"``).
+
+``"hook"`` (:mod:`onyx_rapids.kernels.union_find`): union-find on the simple undirected view,
+the larger of two roots hooked under the smaller with a compare-and-swap, edges taken in
+Afforest's order (each vertex's first two neighbours, then the other edges of the vertices
+outside the largest component only); at most one pass over the edges whatever the diameter,
+and the root of a component is its smallest internal id.
+
+``"propagate"``:
 
     label(v) = v,   label(v) = min(label(v), min_{u ~ v, u active} label(u))
 
@@ -22,7 +30,12 @@ from numba import cuda
 
 from .. import device
 from ..acc import acc
+from ..kernels import union_find
 from ._common import Info, acc_variant, check_traversal_options, finish
+
+METHODS = ("hook", "propagate")
+PROPAGATE_DEFAULTS = dict(direction="auto", pull_fraction=0.3, filter="jit", threshold=64,
+                          fused=False, jump_every=None)
 
 
 @cuda.jit(device=True)
@@ -30,19 +43,72 @@ def offer_label(u, v, e, label, aux):
     return label[u]
 
 
-def weakly_connected_components(g, *, direction="auto", pull_fraction=0.3, filter="jit",
-                                threshold=64, fused=False, jump_every=None, block_size=None,
-                                return_info=False):
+def weakly_connected_components(g, *, method="hook", direction=None, pull_fraction=None,
+                                filter=None, threshold=None, fused=None, jump_every=None,
+                                block_size=None, return_info=False):
     """Component label of every vertex: ``vertex``, ``labels`` (the smallest original id of
-    the vertex's weakly connected component).  ``jump_every`` rounds of propagation run between
-    pointer-jumping passes (``None``, the default: propagate to the end, no jumping; e.g. 16 on
-    high-diameter graphs, where plain propagation needs a round per hop).
+    the vertex's weakly connected component).
+
+    ``method``: ``"hook"`` (default: union-find, one pass over the edges) or ``"propagate"``
+    (min-label propagation on :func:`onyx_rapids.acc`; it alone takes ``direction`` ("auto"),
+    ``pull_fraction`` (0.3), ``filter`` ("jit"), ``threshold`` (64), ``fused`` (False) and
+    ``jump_every``: rounds of propagation between pointer-jumping passes, ``None`` to
+    propagate to the end with no jumping, e.g. 16 on high-diameter graphs, where plain
+    propagation needs a round per hop).
 
     Example::
 
         >>> weakly_connected_components(g)["labels"].nunique()   # doctest: +SKIP
         3
     """
+    options = dict(direction=direction, pull_fraction=pull_fraction, filter=filter,
+                   threshold=threshold, fused=fused, jump_every=jump_every)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if method == "hook":
+        given = sorted(name for name, value in options.items() if value is not None)
+        if given:
+            raise ValueError(f"{', '.join(given)}: only method='propagate' takes "
+                             f"{'these' if len(given) > 1 else 'this'}")
+        label = _hook(g.simple_undirected(), block_size)
+        info = Info(iterations=1, converged=True, variant=dict(method="hook"))
+        return finish(g, "weakly_connected_components", {"labels": g.vertices[label]}, info,
+                      return_info)
+    options = {name: PROPAGATE_DEFAULTS[name] if value is None else value
+               for name, value in options.items()}
+    return _propagate(g, block_size=block_size, return_info=return_info, **options)
+
+
+SAMPLE = 1024  # vertices whose roots vote for the giant component
+
+
+def _hook(und, block_size):
+    """Root (smallest internal id) of every vertex's component, by union-find on the edges
+    (Afforest order: two neighbour-sampling rounds, then the rest outside the giant)."""
+    block = int(block_size or (64 if device.is_simulator() else 256))
+    if block < 32 or block % 32 or block > 1024:
+        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    xp = device.xp
+    blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 16
+    grid = device.grid_size(und.n, block, blocks)
+    off, idx = und.out_offsets, und.out_indices
+    parent = xp.arange(und.n, dtype=idx.dtype)
+    if und.n == 0:
+        return parent
+    off, idx, view = device.kernel_args((off, idx, parent))
+    for r in range(2):
+        union_find.link_neighbour[grid, block](off, idx, view, np.int64(r))
+        union_find.compress[grid, block](view)
+    roots, votes = xp.unique(parent[xp.linspace(0, und.n - 1, min(SAMPLE, und.n))
+                                    .astype(np.int64)], return_counts=True)
+    giant = np.dtype(idx.dtype).type(int(roots[int(votes.argmax())]))  # a host scalar
+    union_find.link_rest[grid, block](off, idx, view, np.int64(2), giant)
+    union_find.compress[grid, block](view)
+    return parent
+
+
+def _propagate(g, *, direction, pull_fraction, filter, threshold, fused, jump_every,
+               block_size, return_info):
     check_traversal_options(direction, pull_fraction)
     if jump_every is not None and (isinstance(jump_every, bool)
                                    or not isinstance(jump_every, (int, np.integer))
@@ -69,6 +135,7 @@ def weakly_connected_components(g, *, direction="auto", pull_fraction=0.3, filte
         if run["converged"] and not jumped:
             break
     info = Info(iterations=total["iterations"], converged=True,
-                variant=dict(acc_variant(total, direction, filter), phases=phases))
+                variant=dict(acc_variant(total, direction, filter), method="propagate",
+                             phases=phases))
     return finish(g, "weakly_connected_components", {"labels": g.vertices[label]}, info,
                   return_info)

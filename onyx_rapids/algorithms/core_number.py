@@ -5,71 +5,114 @@ number is k - 1) and each of its live neighbours loses one degree; that may brin
 so the level repeats until no live vertex is under k, then k rises to one more than the
 smallest live degree.  Decrements only touch live vertices (a peeled vertex's degree no longer
 matters).  ``k_core(k)`` keeps the vertices of core number >= k.
+
+The rounds are queue-driven (:mod:`onyx_rapids.kernels.peel`): a round walks only the edges of
+the vertices peeled in the round before, and the decrement that takes a neighbour from k to
+k - 1 queues it, so no round scans the graph; one scan per level finds its first vertices.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
 
-from .. import device, frontier, operators as ops
+from .. import device
+from ..kernels import peel as kernels
 from ._common import Info, finish
 
 
-@cuda.jit(device=True)
-def lose_neighbour(f, u, v, e, alive):
-    return -1 if alive[v] else 0
+def _launch(kernel, items, block_size, *args):
+    block = int(block_size or (64 if device.is_simulator() else 256))
+    if block < 32 or block % 32 or block > 1024:
+        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
+    kernel[device.grid_size(items, block, blocks), block](*device.kernel_args(args))
 
 
-def _peel(g, k_min, feature_aware, block_size):
+def _peel(g, k_min, block_size, fused):
     """Peel the simple undirected view: first every vertex outside the ``k_min``-core at once
     (SIMD-X's early stop: decrements only reach live vertices, so nothing below ``k_min`` is
     ordered by level, and all of it gets core number ``k_min - 1``), then level by level from
-    ``k_min + 1``.  Returns (core, Info): exact core numbers for the ``k_min``-core's members."""
+    ``k_min + 1``.  Returns (core, Info): exact core numbers for the ``k_min``-core's members.
+    Info: ``iterations`` = peel rounds, ``levels`` = levels that peeled something."""
     xp = device.xp
     und = g.simple_undirected()
-    degree = und.out_degree.astype(np.int32)[:, None].copy()
-    alive = xp.ones(g.n, dtype=np.bool_)
-    core = xp.zeros(g.n, dtype=np.int32)
-    args = dict(degree=degree, alive=alive)
-    info = Info(variant=dict(feature_aware=feature_aware))
-    first = True
-    k = max(1, k_min)
-    big = np.int32(np.iinfo(np.int32).max)
-    while bool(alive.any()):
-        if not first:  # skip the levels nobody is under (no boolean indexing: no extra sync)
-            k = max(k, int(xp.where(alive, degree[:, 0], big).min()) + 1)
-        while True:  # level k: peel until no live vertex is under k
-            peel = alive & (degree[:, 0] < k)
-            if not bool(peel.any()):
-                break
-            info.iterations += 1
-            core = xp.where(peel, np.int32(k - 1), core)
-            alive &= ~peel
-            ops.edgemap(und, lose_neighbour, "degree", args, active_in=frontier.from_mask(peel),
-                        direction="push", k=1, feature_aware=feature_aware,
-                        block_size=block_size)
+    n = g.n
+    degree = und.out_degree.astype(np.int32)
+    core = xp.full(n, -1, dtype=np.int32)  # -1: live
+    if fused:
+        return _peel_fused(und, degree, core, k_min, block_size)
+    queues = [xp.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
+    count = xp.zeros(1, dtype=np.int32)
+    lowest = xp.zeros(1, dtype=np.int32)
+    big = np.iinfo(np.int32).max
+    info = Info(variant=dict(levels=0, fused=False))
+    live, k, first = n, max(1, int(k_min)), True
+    while live:
+        if not first:  # skip the levels nobody is under
+            lowest.fill(big)
+            _launch(kernels.min_live_degree, n, block_size, degree, core, lowest)
+            k = max(k, int(lowest[0]) + 1)
         first = False
+        count.fill(0)
+        _launch(kernels.peel_below, n, block_size, degree, core, np.int32(k), queues[0], count)
+        size = int(count[0])
+        info.variant["levels"] += size > 0
+        while size:  # rounds of level k until nobody falls below k
+            live -= size
+            info.iterations += 1
+            count.fill(0)
+            _launch(kernels.peel_round, size * kernels.WARP, block_size, und.out_offsets,
+                    und.out_indices, queues[0], np.int64(size), degree, core, np.int32(k),
+                    queues[1], count)
+            queues.reverse()
+            size = int(count[0])
     info.converged = True
     return core, info
 
 
-def core_number(g, *, feature_aware=True, block_size=None, return_info=False):
+def _peel_fused(und, degree, core, k_min, block_size):
+    xp = device.xp
+    block = int(block_size or (32 if device.is_simulator() else 256))
+    if block < 32 or block % 32 or block > 1024:
+        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    queues = xp.empty((2, max(und.n, 1)), dtype=np.int32)
+    counts = xp.zeros(3, dtype=np.int32)
+    lows = xp.full(2, kernels.BIG, dtype=np.int32)
+    out = xp.zeros(2, dtype=np.int64)
+    call = (und.out_offsets, und.out_indices, degree, core, queues, counts, lows,
+            np.int32(max(1, int(k_min))), out)
+    grid = 1
+    if not device.is_simulator():
+        grid = min(device.multiprocessor_count() * (2048 // block),
+                   device.cooperative_blocks(kernels.peel_fused, call, block))
+    kernels.peel_fused[grid, block](*device.kernel_args(call))
+    rounds, levels = (int(x) for x in device.to_host(out))
+    info = Info(iterations=rounds, converged=True, variant=dict(levels=levels, fused=True))
+    return core, info
+
+
+def core_number(g, *, fused=True, block_size=None, return_info=False):
     """Core number of every vertex of the simple undirected view: ``vertex``, ``core_number``.
+
+    ``fused=True`` (default) runs the whole peeling as one persistent kernel with grid-wide
+    barriers between rounds; ``False`` launches a kernel and reads a count per round.  The
+    info (``return_info``, ``df.attrs``) holds ``iterations`` (peel rounds), ``levels`` (levels
+    that peeled a vertex) and ``fused``.
 
     Example::
 
         >>> core_number(g)["core_number"].max()   # doctest: +SKIP
         4
     """
-    core, info = _peel(g, 1, feature_aware, block_size)
+    core, info = _peel(g, 1, block_size, fused)
     return finish(g, "core_number", {"core_number": core}, info, return_info)
 
 
-def k_core(g, k, *, feature_aware=True, block_size=None, return_info=False):
+def k_core(g, k, *, fused=True, block_size=None, return_info=False):
     """The k-core's members: ``vertex``, ``core_number`` for the vertices whose core number is
     at least ``k`` (cuGraph returns the induced subgraph; these are its vertices).  Everything
     outside the k-core is peeled in one phase, with no order among the levels below k.
+    ``fused`` as :func:`core_number`.
 
     Example::
 
@@ -78,7 +121,7 @@ def k_core(g, k, *, feature_aware=True, block_size=None, return_info=False):
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError(f"k must be a non-negative integer, got {k!r}")
-    core, info = _peel(g, int(k), feature_aware, block_size)
+    core, info = _peel(g, int(k), block_size, fused)
     df = finish(g, "k_core", {"core_number": core}, info, return_info=False)
     members = df[df["core_number"] >= int(k)].reset_index(drop=True)  # the rest hold k - 1
     try:

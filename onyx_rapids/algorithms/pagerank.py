@@ -73,10 +73,13 @@ def commit(f, v, rank_next, pushed, delta_next):
 
 
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_aware=True,
-             change_driven=False, fold=False, direction="auto", pull_fraction=0.3,
+             change_driven=False, fold=None, direction="auto", pull_fraction=0.3,
              block_size=None, return_info=False):
     """PageRank of every vertex; a frame of ``vertex``, ``pagerank``.
 
+    ``fold``: one kernel per iteration (edge and vertex steps folded) or two; ``None`` (the
+    default) folds bulk iterations that pull (one launch fewer, 30 against 42 ms on rmat scale
+    22, H100) and leaves change-driven ones unfolded.
     ``direction``: ``"push"``, ``"pull"`` or ``"auto"``; with ``change_driven=True`` (unfolded)
     ``"auto"`` pushes an iteration when the active vertices' out-edges are at most
     ``pull_fraction`` (in [0, 1]) of all edges and pulls it otherwise; bulk iterations pull, and
@@ -97,7 +100,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
 
 
 def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
-                          feature_aware=True, change_driven=False, fold=False,
+                          feature_aware=True, change_driven=False, fold=None,
                           direction="auto", pull_fraction=0.3, block_size=None,
                           return_info=False):
     """PageRank personalized to each of ``sources`` (original ids), all k at once.
@@ -123,6 +126,8 @@ def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_d
              direction, pull_fraction, block_size):
     check_common(tol, max_iter, alpha)
     check_traversal_options("auto" if direction is None else direction, pull_fraction)
+    if fold is None:  # bulk iterations that pull: folded
+        fold = not change_driven and direction in (None, "auto", "pull")
     if change_driven and not fold and direction in (None, "auto"):
         direction = "auto"  # choose_direction picks each iteration's from the active vertices
     else:

@@ -75,6 +75,9 @@ class KernelSpec:
     arg_names: tuple
     aliases: tuple  # (name, kernel parameter) pairs: names bound to an array passed once
     dtypes: tuple  # (name, numpy dtype str) of the edge outputs and normalized arrays
+    heavy: int = 0  # pull: in-degree from which a vertex's edges are left to the chunk kernel
+    chunk: int = 0  # edges per chunk of a heavy vertex
+    chunk_kernel: bool = False  # this is the chunk kernel of the heavy vertices (see below)
 
 
 class _Writer:
@@ -316,10 +319,14 @@ class _Generator:
         coop = spec.coop
         w(f"if {valid}:" if nfa else f"if {valid} and f < {spec.k}:")
         w.indent()
+        w("end = offsets[v + 1]")
+        if spec.heavy:  # the chunk kernel has already reduced a heavy vertex's in-edges
+            w(f"if end - offsets[v] >= {spec.heavy}:")
+            w("    end = offsets[v]")
         if coop > 1:  # the unit's groups take every coop-th in-edge
-            w(f"for p in range(offsets[v] + gi, offsets[v + 1], {coop}):")
+            w(f"for p in range(offsets[v] + gi, end, {coop}):")
         else:
-            w("for p in range(offsets[v], offsets[v + 1]):")
+            w("for p in range(offsets[v], end):")
         w.indent()
         w("u = indices[p]")
         w(f"if {self.active('u')}:")
@@ -390,6 +397,69 @@ class _Generator:
                 w("cuda.syncthreads()")
             if coop > 1:
                 w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
+
+    # -- pull, heavy vertices: edge chunks with atomics ---------------------------------
+
+    def chunk_kernel(self):
+        """The edge steps over the in-edges of the heavy vertices, in chunks of ``chunk`` edges: a
+        block takes a chunk (``chunk_vertex[c]``, from ``chunk_start[c]``), its groups take
+        every G-th edge of it and combine their partial aggregates into ``into[v, f]`` with
+        one atomic each.  Runs before the main pull kernel, which then skips these vertices'
+        edges (its vertex steps see complete aggregates); without vertex steps it also marks
+        the destinations in ``active_out``."""
+        spec, w = self.spec, self.w
+        T = spec.group
+        G = spec.block_size // T
+        params = ", ".join(FIXED_PARAMS + ("chunk_vertex", "chunk_start") + spec.arg_names)
+        w(f"def kernel({params}):")
+        w.indent()
+        w("lanes = uint32(0)")
+        for name, twin in spec.aliases:
+            w(f"{name} = {twin}")
+        w(f"g = cuda.threadIdx.x // {T}")
+        w(f"f = cuda.threadIdx.x % {T}")
+        w("c = cuda.blockIdx.x")
+        w("while c < chunk_vertex.shape[0]:")
+        w.indent()
+        w("v = chunk_vertex[c]")
+        w("start = chunk_start[c]")
+        w(f"end = min(start + {spec.chunk}, offsets[v + 1])")
+        for i, _ in self.edge_steps:
+            w(f"acc{i} = ident{i}")
+        w("hit = False")
+        w(f"if f < {spec.k}:")
+        w.indent()
+        w(f"for p in range(start + g, end, {G}):")
+        w.indent()
+        w("u = indices[p]")
+        w(f"if {self.active('u')}:")
+        w.indent()
+        w("e = edge_ids[p]")
+        for i, s in self.edge_steps:
+            w(f"val = {_call(i, s, 'f, u, v, e')}")
+            _combine(w, s.reduce, f"acc{i}", "val")
+        w("hit = True")
+        w.dedent()
+        w.dedent()
+        w("go = False")
+        w("if hit:")
+        w.indent()
+        for i, s in self.edge_steps:
+            if s.reduce == "sum":
+                w(f"cuda.atomic.add({s.into}, (v, f), acc{i})")
+                w("go = True")
+            else:
+                cmp = "<" if s.reduce == "min" else ">"
+                w(f"old = cuda.atomic.{s.reduce}({s.into}, (v, f), acc{i})")
+                w(f"if acc{i} {cmp} old:")
+                w("    go = True")
+        w.dedent()
+        if spec.has_active_out and not self.vertex_steps:
+            w("if go:")
+            w("    mark_active(active_out, v)")
+        w.dedent()
+        w("c += cuda.gridDim.x")
+        return w.text()
 
     # -- push: atomics into the destinations ---------------------------------------------
 
@@ -626,7 +696,10 @@ def generate(spec: KernelSpec, functions) -> tuple[str, dict]:
     for i, fn in enumerate(functions):
         if fn is not None:
             gen.ns[f"fn{i}"] = fn
-    source = gen.pull_kernel() if spec.direction == "pull" else gen.push_kernel()
+    if spec.chunk_kernel:
+        source = gen.chunk_kernel()
+    else:
+        source = gen.pull_kernel() if spec.direction == "pull" else gen.push_kernel()
     return source, gen.ns
 
 
