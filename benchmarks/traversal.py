@@ -44,7 +44,8 @@ Variants (data: :data:`VARIANTS`; ``--variants`` picks by name, across algorithm
   (``change_driven=`` and ``direction=``; ``CD/auto`` also needs a ``pull_fraction`` parameter:
   before it exists 'auto' meant push), all with ``tol=--pagerank-tol`` (1e-6, as cuGraph's
   reference) and ``max_iter=--pagerank-max-iter``.
-* core_number: ``default``.
+* core_number: ``default`` (one fused peeling kernel) and ``unfused`` (``fused=False``: a
+  launch and a count read per peel round).
 
 Before a variant runs, ``inspect.signature`` of the onyx_rapids function must show every keyword
 it passes (and those it ``requires``); otherwise the cell reads ``n/a (not available: ...)``
@@ -177,7 +178,7 @@ VARIANTS = {
     + (_variant("unfused/auto", direction="auto", fused=False),),
     "wcc": (_variant("hook", method="hook"),) + _traversal_variants(method="propagate")
     + (_variant("jump16/auto", method="propagate", jump_every=16, direction="auto"),),
-    "core_number": (_variant("default"),),
+    "core_number": (_variant("default"), _variant("unfused", fused=False)),
     "pagerank": (
         _variant("NCD/pull", change_driven=False, direction="pull"),
         _variant("CD/push", change_driven=True, direction="push"),

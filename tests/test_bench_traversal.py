@@ -481,7 +481,7 @@ def test_variant_table():
     assert names["sssp"] == ["auto", "push", "pull", "unfused/auto"]
     assert names["pagerank"] == ["NCD/pull", "CD/push", "CD/pull", "CD/auto"]
     assert traversal.VARIANTS["pagerank"][3]["requires"] == ("pull_fraction",)
-    assert names["core_number"] == ["default"]
+    assert names["core_number"] == ["default", "unfused"]
 
 
 def test_reference_comparison_only_on_the_reference_graph():
