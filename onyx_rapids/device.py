@@ -174,6 +174,15 @@ def grid_size(work_items: int, block_size: int, max_blocks: int | None = None) -
     return blocks
 
 
+def block_threads(block_size, gpu_default: int, simulator_default: int = 64) -> int:
+    """Threads per block: ``block_size`` (checked: a multiple of 32 in [32, 1024]) or the
+    default of this backend."""
+    block = int(block_size or (simulator_default if is_simulator() else gpu_default))
+    if block < 32 or block % 32 or block > 1024:
+        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    return block
+
+
 def cooperative_blocks(kernel, args, block) -> int:
     """Blocks of ``kernel`` (launched on ``args``, ``block`` threads each) that can all be
     resident at once (registers, shared memory): the largest grid a grid-wide barrier allows.

@@ -85,9 +85,7 @@ SAMPLE = 1024  # vertices whose roots vote for the giant component
 def _hook(und, block_size):
     """Root (smallest internal id) of every vertex's component, by union-find on the edges
     (Afforest order: two neighbour-sampling rounds, then the rest outside the giant)."""
-    block = int(block_size or (64 if device.is_simulator() else 256))
-    if block < 32 or block % 32 or block > 1024:
-        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    block = device.block_threads(block_size, 256)
     xp = device.xp
     blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 16
     grid = device.grid_size(und.n, block, blocks)

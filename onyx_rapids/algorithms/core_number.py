@@ -21,9 +21,7 @@ from ._common import Info, finish
 
 
 def _launch(kernel, items, block_size, *args):
-    block = int(block_size or (64 if device.is_simulator() else 256))
-    if block < 32 or block % 32 or block > 1024:
-        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    block = device.block_threads(block_size, 256)
     blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
     kernel[device.grid_size(items, block, blocks), block](*device.kernel_args(args))
 
@@ -72,9 +70,7 @@ def _peel(g, k_min, block_size, fused):
 
 def _peel_fused(und, degree, core, k_min, block_size):
     xp = device.xp
-    block = int(block_size or (32 if device.is_simulator() else 256))
-    if block < 32 or block % 32 or block > 1024:
-        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+    block = device.block_threads(block_size, 256, simulator_default=32)
     queues = xp.empty((2, max(und.n, 1)), dtype=np.int32)
     counts = xp.zeros(3, dtype=np.int32)
     lows = xp.full(2, kernels.BIG, dtype=np.int32)
