@@ -202,14 +202,7 @@ ABLATION_TOL = 1e-12
 #: traversal: the onyx_rapids function, our result column, and the cuGraph graph it runs on
 #: (as benchmarks/traversal.py's SPEC: a source?, the undirected view?, weighted?, transposed?)
 TRAVERSAL = {
-    "bfs": dict(function="bfs", column="distance", source=True, undirected=False,
-                weighted=False, transposed=False),
-    "sssp": dict(function="sssp", column="distance", source=True, undirected=False,
-                 weighted=True, transposed=False),
-    "wcc": dict(function="weakly_connected_components", column="labels", source=False,
-                undirected=True, weighted=False, transposed=False),
-    "core_number": dict(function="core_number", column="core_number", source=False,
-                        undirected=True, weighted=False, transposed=False),
+    **traversal.SPEC,
     "k_core": dict(function="k_core", column="vertex", source=False, undirected=True,
                    weighted=False, transposed=False),
     "pagerank": dict(function="pagerank", column="pagerank", source=False, undirected=False,
