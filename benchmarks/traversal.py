@@ -40,7 +40,8 @@ Variants (data: :data:`VARIANTS`; ``--variants`` picks by name, across algorithm
   propagation on acc); its ``hook`` row (first) is the library default, union-find hooking,
   and ``jump16/auto`` is propagation with pointer jumping every 16 rounds.
 * sssp: ``auto``, ``push``, ``pull`` (``direction=``; ``delta`` left at its default).
-* pagerank: ``NCD/pull`` (the library default), ``CD/push``, ``CD/pull``, ``CD/auto``
+* pagerank: ``NCD/pull`` (the library default: fused), ``NCD/pull/unfused`` (a launch per
+  iteration), ``CD/push``, ``CD/pull``, ``CD/auto``
   (``change_driven=`` and ``direction=``; ``CD/auto`` also needs a ``pull_fraction`` parameter:
   before it exists 'auto' meant push), all with ``tol=--pagerank-tol`` (1e-6, as cuGraph's
   reference) and ``max_iter=--pagerank-max-iter``.
@@ -180,7 +181,8 @@ VARIANTS = {
     + (_variant("jump16/auto", method="propagate", jump_every=16, direction="auto"),),
     "core_number": (_variant("default"), _variant("unfused", fused=False)),
     "pagerank": (
-        _variant("NCD/pull", change_driven=False, direction="pull"),
+        _variant("NCD/pull", change_driven=False, direction="pull"),  # fused: the default
+        _variant("NCD/pull/unfused", change_driven=False, direction="pull", fused=False),
         _variant("CD/push", change_driven=True, direction="push"),
         _variant("CD/pull", change_driven=True, direction="pull"),
         _variant("CD/auto", requires=("pull_fraction",), change_driven=True, direction="auto"),

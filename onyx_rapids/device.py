@@ -189,9 +189,23 @@ def cooperative_blocks(kernel, args, block) -> int:
     One under the simulator, whose cooperative grids have one block."""
     if is_simulator():
         return 1
-    spec = kernel.specialize(*args)
-    overload = next(iter(spec.overloads.values()))
-    return max(1, int(overload.max_cooperative_grid_blocks(block)))
+    key = (id(kernel), int(block), tuple(_type_key(a) for a in args))
+    if key not in _COOPERATIVE:  # specialize + the occupancy query cost ~1 ms a call
+        spec = kernel.specialize(*args)
+        overload = next(iter(spec.overloads.values()))
+        _COOPERATIVE[key] = max(1, int(overload.max_cooperative_grid_blocks(block)))
+    return _COOPERATIVE[key]
+
+
+_COOPERATIVE: dict = {}
+
+
+def _type_key(a):
+    if isinstance(a, tuple):
+        return tuple(_type_key(x) for x in a)
+    if hasattr(a, "dtype") and hasattr(a, "ndim"):
+        return (a.dtype.str, a.ndim, bool(a.flags.c_contiguous))
+    return type(a).__name__
 
 
 def multiprocessor_count() -> int:

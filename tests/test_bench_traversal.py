@@ -479,8 +479,9 @@ def test_variant_table():
             v = next(v for v in traversal.VARIANTS["bfs"] if v["name"] == f"{f}/unfused/{d}")
             assert v["options"] == {"filter": f, "fused": False, "direction": d}
     assert names["sssp"] == ["auto", "push", "pull", "unfused/auto"]
-    assert names["pagerank"] == ["NCD/pull", "CD/push", "CD/pull", "CD/auto"]
-    assert traversal.VARIANTS["pagerank"][3]["requires"] == ("pull_fraction",)
+    assert names["pagerank"] == ["NCD/pull", "NCD/pull/unfused", "CD/push", "CD/pull", "CD/auto"]
+    assert traversal.VARIANTS["pagerank"][1]["options"]["fused"] is False
+    assert traversal.VARIANTS["pagerank"][4]["requires"] == ("pull_fraction",)
     assert names["core_number"] == ["default", "unfused"]
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
+from ..kernels import pagerank as fused_kernel
 from ._common import (Info, check_common, check_traversal_options, choose_direction, finish,
                       resolve_direction)
 
@@ -74,7 +75,7 @@ def commit(f, v, rank_next, pushed, delta_next):
 
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_aware=True,
              change_driven=False, fold=None, direction="auto", pull_fraction=0.3,
-             block_size=None, return_info=False):
+             fused=None, block_size=None, return_info=False):
     """PageRank of every vertex; a frame of ``vertex``, ``pagerank``.
 
     ``fold``: one kernel per iteration (edge and vertex steps folded) or two; ``None`` (the
@@ -86,6 +87,10 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
     folded runs keep their kernel's direction (see the module doc).  The info (``return_info``,
     ``df.attrs``) holds ``direction`` (``"auto"`` when chosen per iteration) and
     ``directions``, the one each iteration used.
+    ``fused``: run every iteration in one persistent kernel (:mod:`onyx_rapids.kernels.pagerank`:
+    degree-binned pull, the convergence test on the device, no launch or read per iteration).
+    ``None`` (the default) fuses bulk, unweighted, pulling runs (``fold`` not False); ``True``
+    with other options raises ValueError; ``False`` runs one operator launch per iteration.
 
     Example::
 
@@ -93,6 +98,22 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
         >>> pagerank(g)["pagerank"].sum()   # doctest: +SKIP
         1.0
     """
+    conflicts = [name for name, bad in (("change_driven=True", change_driven),
+                                        ("weighted=True", weighted),
+                                        ("fold=False", fold is False),
+                                        (f"direction={direction!r}", direction == "push"))
+                 if bad]
+    if fused is None:
+        fused = not conflicts and g.m > 0
+    elif fused and conflicts:
+        raise ValueError(f"fused=True runs bulk, unweighted pull iterations; it cannot be "
+                         f"combined with {', '.join(conflicts)}")
+    if fused:
+        check_common(tol, max_iter, alpha)
+        check_traversal_options(direction, pull_fraction)
+        rank, info = _fused(g, float(alpha), float(tol), int(max_iter), feature_aware,
+                            block_size)
+        return finish(g, "pagerank", {"pagerank": rank}, info, return_info)
     sources = device.full(1, -1, np.int64)
     rank, info = _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware,
                           change_driven, fold, direction, pull_fraction, block_size)
@@ -120,6 +141,36 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
     rank, info = _iterate(g, internal, alpha, tol, max_iter, False, feature_aware,
                           change_driven, fold, direction, pull_fraction, block_size)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
+
+
+def _fused(g, alpha, tol, max_iter, feature_aware, block_size):
+    """Every iteration in :func:`onyx_rapids.kernels.pagerank.pagerank_fused` (one launch)."""
+    xp, n = device.xp, g.n
+    work = fused_kernel.pull_work(g)
+    ranks = xp.full((2, n), 1.0 / n, dtype=np.float32)
+    ys = xp.empty((2, n), dtype=np.float32)
+    ys[0] = ranks[0] * work["inv_out"]
+    heavy = max(1, work["heavy"])
+    out = xp.zeros(2, dtype=np.int64)
+    call = (g.in_offsets, g.in_indices, work["order"], work["bin_start"], work["bin_units"],
+            work["chunk_start"], work["chunk_slot"], work["slot_vertex"], work["slot_chunks"],
+            xp.zeros(heavy, dtype=np.float64), xp.zeros(heavy, dtype=np.int32),
+            work["inv_out"], ranks, ys, xp.zeros((3, 2), dtype=np.float64), np.float64(alpha),
+            np.float64(1.0 / n), np.float64(work["dangling"] / n), np.float64(tol),
+            np.int64(max_iter), np.int64(work["chunk"]), np.int64(work["chunks"]), out)
+    kernel = fused_kernel.pagerank_fused
+    block = device.block_threads(block_size, 256)
+    grid = 1
+    if not device.is_simulator():
+        grid = min(device.multiprocessor_count() * (2048 // block),
+                   device.cooperative_blocks(kernel, call, block))
+    kernel[grid, block](*device.kernel_args(call))
+    iterations, converged = (int(x) for x in device.to_host(out))
+    info = Info(iterations=iterations, converged=bool(converged),
+                variant=dict(feature_aware=feature_aware, change_driven=False, fold=True,
+                             fused=True, direction="pull"),
+                directions=["pull"] * iterations)
+    return ranks[iterations % 2], info
 
 
 def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_driven, fold,
@@ -170,7 +221,7 @@ def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_d
         acc_spare = props.fill(props.copy(args["acc"]), 0.0)
 
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
-                             fold=fold, direction=direction), directions=[])
+                             fold=fold, fused=False, direction=direction), directions=[])
     for info.iterations in range(1, int(max_iter) + 1):
         way = choose_direction(g, active, direction, pull_fraction)  # "auto": change-driven
         info.directions.append(way)

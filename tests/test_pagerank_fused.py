@@ -1,0 +1,110 @@
+"""The fused PageRank kernel (onyx_rapids.kernels.pagerank): every bin width, heavy vertices cut
+into chunks, dangling and isolated vertices, the stop rule, and its option checks."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import oracles
+from graphs import build, csr_edges
+from onyx_rapids import Graph, device, pagerank
+from onyx_rapids.kernels import pagerank as kernel
+
+
+def _ranks(df):
+    df = df.to_pandas() if hasattr(df, "to_pandas") else df
+    return df["pagerank"].to_numpy(dtype=np.float64)
+
+
+def _skewed(seed=3, n=40):
+    """In-degrees 30 and 20 (heavy below), 11, 6, 3, 2, 1 and random small ones: every bin;
+    35..39 are isolated and 20..39 dangling; 7 has a doubled self-loop."""
+    rng = np.random.default_rng(seed)
+    dst = np.r_[np.repeat([3, 0, 1, 2, 4, 5, 6], [30, 20, 11, 6, 3, 2, 1]),
+                rng.integers(8, 30, 90), 7, 7]
+    src = np.r_[rng.integers(0, 20, dst.size - 2), 7, 7]
+    frame = pd.DataFrame({"src": src, "dst": dst})
+    return Graph.from_edgelist(frame, "src", "dst", vertices=np.arange(n))
+
+
+@pytest.fixture
+def small_work(monkeypatch):
+    """One in-edge per lane, a vertex of 12+ in-edges is heavy, chunks of 5 edges."""
+    monkeypatch.setattr(kernel, "PER_LANE", 1)
+    monkeypatch.setattr(kernel, "HEAVY", 12)
+    monkeypatch.setattr(kernel, "CHUNK", 5)
+
+
+def test_work_lists_cover_every_vertex_and_edge(small_work):
+    g = _skewed()
+    work = kernel.pull_work(g)
+    degree = np.diff(device.to_host(g.in_offsets))
+    order = device.to_host(work["order"])
+    heavy = device.to_host(work["slot_vertex"])[:work["heavy"]]
+    assert sorted(np.r_[order, heavy].tolist()) == list(range(g.n))
+    assert (degree[heavy] >= 12).all() and (degree[order] < 12).all()
+    bounds = device.to_host(work["bin_start"])
+    units = device.to_host(work["bin_units"])
+    for b in range(units.size):  # each light vertex's lanes: one edge each, up to 32
+        members = order[bounds[b]:bounds[b + 1]]
+        assert (np.minimum(degree[members], 32) <= units[b]).all()
+        assert b == 0 or (degree[members] > units[b - 1]).all()
+    assert len({int(units[b]) for b in range(units.size) if bounds[b + 1] > bounds[b]}) >= 4
+    starts = device.to_host(work["chunk_start"])[:work["chunks"]]
+    slots = device.to_host(work["chunk_slot"])[:work["chunks"]]
+    offsets = device.to_host(g.in_offsets)
+    for h, v in enumerate(heavy):  # a heavy vertex's chunks tile its in-edges
+        mine = starts[slots == h]
+        assert mine.tolist() == list(range(offsets[v], offsets[v + 1], 5))
+        assert device.to_host(work["slot_chunks"])[h] == mine.size
+    assert work["dangling"] == int((np.diff(device.to_host(g.out_offsets)) == 0).sum())
+
+
+@pytest.mark.parametrize("max_iter", [3, 100])
+def test_fused_matches_float64_oracle_and_unfused(small_work, max_iter):
+    g = _skewed()
+    src, dst = csr_edges(g)
+    tol = 1e-6 if max_iter == 100 else 1e-12
+    expected = oracles.pagerank(g.n, src, dst, tol=0 if max_iter == 3 else 1e-12,
+                                max_iter=max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fused, info = pagerank(g, tol=tol, max_iter=max_iter, return_info=True)
+        unfused, plain = pagerank(g, tol=tol, max_iter=max_iter, fused=False, return_info=True)
+    assert info["fused"] and not plain["fused"]
+    assert info["iterations"] == plain["iterations"]
+    assert info["converged"] == plain["converged"] == (max_iter == 100)
+    assert np.abs(_ranks(fused) - expected).sum() <= (1e-5 if max_iter == 3 else 1e-4)
+    assert np.abs(_ranks(fused) - _ranks(unfused)).sum() <= 1e-5
+
+
+def test_fused_on_an_undirected_graph_at_default_sizes():
+    g = build("undirected", seed=2)
+    src, dst = csr_edges(g)
+    df, info = pagerank(g, block_size=32, return_info=True)
+    assert info["fused"] and info["converged"] and info["directions"] == ["pull"] * info["iterations"]
+    assert np.abs(_ranks(df) - oracles.pagerank(g.n, src, dst)).sum() <= 1e-4
+
+
+@pytest.mark.parametrize("options", [dict(change_driven=True), dict(fold=False),
+                                     dict(direction="push"), dict(weighted=True)])
+def test_only_bulk_unweighted_pull_runs_fuse_by_default(options):
+    g = build("directed", weights=1)
+    _, info = pagerank(g, return_info=True, **options)
+    assert info["fused"] is False
+
+
+@pytest.mark.parametrize("options, named", [
+    (dict(change_driven=True), "change_driven=True"),
+    (dict(fold=False), "fold=False"),
+    (dict(direction="push"), "direction='push'"),
+    (dict(weighted=True), "weighted=True"),
+    (dict(block_size=48), "block_size"),
+    (dict(tol=-1.0), "tol"),
+])
+def test_fused_bad_options_are_named(options, named):
+    g = build("directed", weights=1)
+    with pytest.raises(ValueError, match=named.replace("(", r"\(")):
+        pagerank(g, fused=True, **options)
