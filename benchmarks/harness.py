@@ -75,7 +75,9 @@ is recorded in the row's ``check`` column and the JSON's ``failures``, and makes
   and agrees with FA/NCD (ablation.py's ``AGREE`` metric and tolerance).
 
 Output under ``--out`` (default benchmarks/results), stem
-``<suite>_<device-slug>_<date>[_<tag>][_quick]``:
+``run-<suite>_<device-slug>_<date>[_<tag>][_quick]`` (the ``run-`` prefix keeps a run of the
+``traversal`` or ``ablation`` suite from overwriting the files of ``benchmarks/traversal.py`` or
+``benchmarks/ablation.py`` of the same day):
 
 * ``.parquet``: one row per (suite, graph, algorithm, variant, implementation), columns:
 
@@ -1219,7 +1221,7 @@ def run_suite(args, argv) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    stem = f"{suite.name}_{_slug(info.get('device'))}_{report['date']}"
+    stem = f"run-{suite.name}_{_slug(info.get('device'))}_{report['date']}"
     if args.tag:
         stem += f"_{_slug(args.tag)}"
     if args.quick:

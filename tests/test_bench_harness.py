@@ -56,8 +56,8 @@ def _run(tmp_path, *argv):
 
 
 def _outputs(tmp_path, suite):
-    found = {ext: sorted(tmp_path.glob(f"{suite}_*_quick.{ext}")) for ext in ("parquet", "json",
-                                                                              "md")}
+    found = {ext: sorted(tmp_path.glob(f"run-{suite}_*_quick.{ext}"))
+             for ext in ("parquet", "json", "md")}
     assert all(len(v) == 1 for v in found.values()), found
     df = pd.read_parquet(found["parquet"][0])
     report = json.loads(found["json"][0].read_text())
