@@ -299,7 +299,7 @@ def test_quick_traversal_run(tmp_path, capsys, no_cugraph):
     out = capsys.readouterr().out
     assert rc == 0, out
     df, report, md, path = _outputs(tmp_path, "traversal")
-    assert path.name.startswith("traversal_") and path.name.endswith("_t_quick.json")
+    assert path.name.startswith("run-traversal_") and path.name.endswith("_t_quick.json")
     _check_common(df, report, md, "traversal")
     algorithms = harness.SUITES["traversal"].algorithms
     assert len(df) == 2 * len(algorithms) * 2  # graphs x algorithms x (ours, cugraph)
