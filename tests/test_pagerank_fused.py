@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 import oracles
+import oracles_learning
 from graphs import build, csr_edges
-from onyx_rapids import Graph, device, pagerank
+from onyx_rapids import Graph, device, pagerank, personalized_pagerank
 from onyx_rapids.kernels import pagerank as kernel
 
 
@@ -108,3 +109,27 @@ def test_fused_bad_options_are_named(options, named):
     g = build("directed", weights=1)
     with pytest.raises(ValueError, match=named.replace("(", r"\(")):
         pagerank(g, fused=True, **options)
+
+
+@pytest.mark.parametrize("source", [3, 25])  # 3 is heavy; 25 is dangling: its mass returns
+def test_one_source_personalized_pagerank_is_fused(small_work, source):
+    g = _skewed()
+    src, dst = csr_edges(g)
+    expected = oracles_learning.personalized_pagerank(g.n, src, dst, [source])[:, 0]
+    sources = device.to_host(g.vertices)[[source]]
+    df, info = personalized_pagerank(g, sources, return_info=True)
+    plain = personalized_pagerank(g, sources, fused=False)
+    got = (df.to_pandas() if hasattr(df, "to_pandas") else df)["ppr_0"].to_numpy(np.float64)
+    other = (plain.to_pandas() if hasattr(plain, "to_pandas") else plain)["ppr_0"].to_numpy()
+    assert info["fused"] and info["converged"]
+    assert np.abs(got - expected).sum() <= 1e-4
+    assert np.abs(got - other).sum() <= 1e-5
+
+
+def test_several_sources_are_not_fused():
+    g = build("directed", seed=6)
+    sources = device.to_host(g.vertices)[[0, 5]]
+    _, info = personalized_pagerank(g, sources, return_info=True)
+    assert info["fused"] is False
+    with pytest.raises(ValueError, match="2 sources"):
+        personalized_pagerank(g, sources, fused=True)

@@ -98,20 +98,11 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
         >>> pagerank(g)["pagerank"].sum()   # doctest: +SKIP
         1.0
     """
-    conflicts = [name for name, bad in (("change_driven=True", change_driven),
-                                        ("weighted=True", weighted),
-                                        ("fold=False", fold is False),
-                                        (f"direction={direction!r}", direction == "push"))
-                 if bad]
-    if fused is None:
-        fused = not conflicts and g.m > 0
-    elif fused and conflicts:
-        raise ValueError(f"fused=True runs bulk, unweighted pull iterations; it cannot be "
-                         f"combined with {', '.join(conflicts)}")
-    if fused:
+    if _use_fused(g, fused, change_driven=change_driven, weighted=weighted, fold=fold,
+                  direction=direction):
         check_common(tol, max_iter, alpha)
         check_traversal_options(direction, pull_fraction)
-        rank, info = _fused(g, float(alpha), float(tol), int(max_iter), feature_aware,
+        rank, info = _fused(g, -1, float(alpha), float(tol), int(max_iter), feature_aware,
                             block_size)
         return finish(g, "pagerank", {"pagerank": rank}, info, return_info)
     sources = device.full(1, -1, np.int64)
@@ -122,13 +113,14 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, weighted=False, *, feature_a
 
 def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
                           feature_aware=True, change_driven=False, fold=None,
-                          direction="auto", pull_fraction=0.3, block_size=None,
+                          direction="auto", pull_fraction=0.3, fused=None, block_size=None,
                           return_info=False):
     """PageRank personalized to each of ``sources`` (original ids), all k at once.
 
     Returns ``vertex``, ``ppr_0``..``ppr_{k-1}``: column f is personalized to ``sources[f]``.
     ``direction`` and ``pull_fraction`` as :func:`pagerank` (change-driven, a vertex is active
-    while any of its k features moves).
+    while any of its k features moves).  ``fused`` as :func:`pagerank`, for one source (k = 1)
+    only: ``None`` fuses a bulk pulling run from one source.
 
     Example::
 
@@ -137,17 +129,49 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
     ids = device.to_host(g.to_internal(np.asarray(sources).ravel()))
     if ids.size == 0:
         raise ValueError("sources must name at least one vertex")
+    if _use_fused(g, fused, change_driven=change_driven, fold=fold, direction=direction,
+                  sources=ids.size):
+        check_common(tol, max_iter, alpha)
+        check_traversal_options(direction, pull_fraction)
+        rank, info = _fused(g, int(ids[0]), float(alpha), float(tol), int(max_iter),
+                            feature_aware, block_size)
+        return finish(g, "personalized_pagerank", {"ppr_*": rank[:, None]}, info, return_info)
     internal = device.asarray(np.asarray(ids, dtype=np.int64))
     rank, info = _iterate(g, internal, alpha, tol, max_iter, False, feature_aware,
                           change_driven, fold, direction, pull_fraction, block_size)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
 
 
-def _fused(g, alpha, tol, max_iter, feature_aware, block_size):
-    """Every iteration in :func:`onyx_rapids.kernels.pagerank.pagerank_fused` (one launch)."""
+def _use_fused(g, fused, *, change_driven=False, weighted=False, fold=None, direction="auto",
+               sources=1) -> bool:
+    """Whether to run :func:`_fused`: ``fused`` as given (True with an option it cannot
+    honour is a ValueError naming the option), or, when None, whenever it can."""
+    conflicts = [name for name, bad in (("change_driven=True", change_driven),
+                                        ("weighted=True", weighted),
+                                        ("fold=False", fold is False),
+                                        (f"direction={direction!r}", direction == "push"),
+                                        (f"{sources} sources (it runs one)", sources != 1))
+                 if bad]
+    if fused is None:
+        return not conflicts and g.m > 0
+    if fused and conflicts:
+        raise ValueError("fused=True runs bulk, unweighted pull iterations from one teleport "
+                         f"vector; it cannot be combined with {', '.join(conflicts)}")
+    return bool(fused)
+
+
+def _fused(g, source, alpha, tol, max_iter, feature_aware, block_size):
+    """Every iteration in :func:`onyx_rapids.kernels.pagerank.pagerank_fused` (one launch);
+    ``source`` (internal id) personalizes the teleport, -1 keeps it uniform."""
     xp, n = device.xp, g.n
     work = fused_kernel.pull_work(g)
-    ranks = xp.full((2, n), 1.0 / n, dtype=np.float32)
+    if source < 0:
+        ranks = xp.full((2, n), 1.0 / n, dtype=np.float32)
+        dangling = work["dangling"] / n
+    else:
+        ranks = xp.zeros((2, n), dtype=np.float32)
+        ranks[0, source] = 1.0
+        dangling = float(device.to_host(work["inv_out"][source:source + 1])[0] == 0)
     ys = xp.empty((2, n), dtype=np.float32)
     ys[0] = ranks[0] * work["inv_out"]
     heavy = max(1, work["heavy"])
@@ -156,7 +180,7 @@ def _fused(g, alpha, tol, max_iter, feature_aware, block_size):
             work["chunk_start"], work["chunk_slot"], work["slot_vertex"], work["slot_chunks"],
             xp.zeros(heavy, dtype=np.float64), xp.zeros(heavy, dtype=np.int32),
             work["inv_out"], ranks, ys, xp.zeros((3, 2), dtype=np.float64), np.float64(alpha),
-            np.float64(1.0 / n), np.float64(work["dangling"] / n), np.float64(tol),
+            np.float64(1.0 / n), np.int64(source), np.float64(dangling), np.float64(tol),
             np.int64(max_iter), np.int64(work["chunk"]), np.int64(work["chunks"]), out)
     kernel = fused_kernel.pagerank_fused
     block = device.block_threads(block_size, 256)

@@ -3,7 +3,9 @@
 Iteration ``i`` reads ``ys[(i - 1) % 2]`` (``y = rank / outdeg``, 0 on dangling vertices, so an
 edge costs one gather) and ``ranks[(i - 1) % 2]``, and writes both rows ``i % 2``::
 
-    rank_i(v) = alpha * (sum_{u -> v} y_{i-1}(u) + D_{i-1} * t) + (1 - alpha) * t,   t = 1/n
+    rank_i(v) = alpha * (sum_{u -> v} y_{i-1}(u) + D_{i-1} t(v)) + (1 - alpha) t(v)
+
+with ``t`` uniform (1/n, PageRank) or one-hot at a source (personalized PageRank, k = 1).
 
 Each thread adds up its vertices' L1 change and the new dangling mass ``D_i``; one atomic per warp
 lands them in ``stats[i % 3]``, a grid-wide barrier follows, and every thread reads the same
@@ -44,9 +46,10 @@ def _warp_sum(x):
 
 
 @cuda.jit(device=True)
-def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, share, base):
+def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source):
     """Store v's new rank and share; return (its L1 change, its dangling mass)."""
-    new = float32(alpha * (total + share) + base)
+    t = uniform if source < 0 else (1.0 if v == source else 0.0)  # v's teleport share
+    new = float32(alpha * (total + dangling * t) + (1.0 - alpha) * t)
     ranks[nxt, v] = new
     w = inv_out[v]
     ys[nxt, v] = new * w
@@ -59,16 +62,17 @@ def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, share, base):
 @cuda.jit(**({} if device.is_simulator() else {"max_registers": 64}))
 def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, chunk_slot,
                    slot_vertex, slot_chunks, hacc, hcount, inv_out, ranks, ys, stats, alpha,
-                   uniform, dangling, tol, max_iter, chunk, chunks, out):
+                   uniform, source, dangling, tol, max_iter, chunk, chunks, out):
     """``out`` gets (iterations, converged); the result is ``ranks[iterations % 2]``.  The
-    first ``chunks`` entries of ``chunk_start``/``chunk_slot`` are the heavy vertices' chunks."""
+    first ``chunks`` entries of ``chunk_start``/``chunk_slot`` are the heavy vertices' chunks.
+    ``source`` >= 0 personalizes the teleport vector to that vertex (``t = e_source``; the
+    dangling mass returns to it), -1 keeps it uniform (``t = uniform = 1/n``)."""
     grid = cuda.cg.this_grid()
     tid = cuda.grid(1)
     threads = cuda.gridsize(1)
     lane = cuda.threadIdx.x % WARP
     warp = tid // WARP
     warps = threads // WARP
-    base = (1.0 - alpha) * uniform
     it = 0
     converged = 0
     while it < max_iter:
@@ -78,7 +82,6 @@ def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, c
         if tid == 0:
             stats[(it + 1) % 3, 0] = 0.0
             stats[(it + 1) % 3, 1] = 0.0
-        share = dangling * uniform
         change = 0.0
         mass = 0.0
         # heavy vertices: a warp per chunk; the last chunk's warp settles the vertex
@@ -97,7 +100,8 @@ def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, c
                     total = cuda.atomic.add(hacc, h, 0.0)  # the whole sum: reset for the next
                     hacc[h] = 0.0
                     hcount[h] = 0
-                    dc, dm = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, share, base)
+                    dc, dm = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling,
+                                     uniform, source)
                     change += dc
                     mass += dm
         # light vertices: bin b gives each vertex `units` lanes, 32 // units vertices a warp
@@ -118,8 +122,8 @@ def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, c
                     s += cuda.shfl_xor_sync(FULL, s, d)
                     d *= 2
                 if i < hi and gi == 0:
-                    dc, dm = _settle(order[i], s, cur, nxt, ranks, ys, inv_out, alpha, share,
-                                     base)
+                    dc, dm = _settle(order[i], s, cur, nxt, ranks, ys, inv_out, alpha,
+                                     dangling, uniform, source)
                     change += dc
                     mass += dm
         change = _warp_sum(change)
