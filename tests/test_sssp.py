@@ -146,12 +146,13 @@ def test_single_vertex_and_info():
     assert info["converged"] and info["iterations"] == 1 and info["buckets"] == 1
 
 
-def test_default_delta_is_32_mean_weight_over_mean_degree():
+def test_default_delta_is_256_mean_weight_over_mean_degree_and_one_source_pushes():
     g = SHAPES["random"]
     _, info = sssp(g, source=_source(g), return_info=True)
-    assert info["delta"] == pytest.approx(32 * _weights(g).mean() / (g.m / g.n))
+    assert info["delta"] == pytest.approx(256 * _weights(g).mean() / (g.m / g.n))
+    assert info["direction"] == "push"
     _, info = sssp(SHAPES["unweighted"], source=0, return_info=True)
-    assert info["delta"] == pytest.approx(32 * SHAPES["unweighted"].n / SHAPES["unweighted"].m)
+    assert info["delta"] == pytest.approx(256 * SHAPES["unweighted"].n / SHAPES["unweighted"].m)
     zero = _weighted([0, 1], [1, 0], [0.0, 0.0])
     df, info = sssp(zero, source=1, return_info=True)
     assert info["delta"] == 1.0 and df["distance"].to_numpy().tolist() == [0.0, 0.0]
