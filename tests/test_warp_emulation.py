@@ -421,3 +421,37 @@ def test_syncwarp_orders_shared_memory_within_warp_and_install_is_idempotent():
 
         assert FakeCUDAModule.shfl_sync is warp_emulation.shfl_sync
         assert not hasattr(BlockThread.run.__wrapped__, "_records_exit")  # wrapped only once
+
+
+def test_simulator_shared_array_is_one_array_however_threads_race(monkeypatch):
+    """Threads that reach a ``cuda.shared.array`` line together must get the same array: the
+    simulator allocates on first use, and unlocked, threads racing through a slow allocation
+    each got a private copy (numpy.empty is slowed here so that every thread is inside it)."""
+    import threading
+    import time
+
+    from numba.cuda.simulator.kernelapi import FakeCUDAShared
+
+    empty = np.empty
+
+    def slow_empty(*args, **kwargs):
+        time.sleep(0.01)  # releases the GIL: the other threads reach the allocation too
+        return empty(*args, **kwargs)
+
+    monkeypatch.setattr(np, "empty", slow_empty)
+    shared = FakeCUDAShared(0)
+    start = threading.Barrier(16)
+    got = [None] * 16
+
+    def take(i):
+        start.wait()
+        got[i] = warp_emulation._shared_array(shared, (3, 2), np.int64)
+
+    threads = [threading.Thread(target=take, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(a is got[0] for a in got) and got[0].shape == (3, 2)
+    if device.is_simulator():  # installed: kernels' cuda.shared.array is this function
+        assert FakeCUDAShared.array is warp_emulation._shared_array

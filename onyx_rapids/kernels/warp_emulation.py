@@ -9,7 +9,9 @@ signatures and semantics, so that kernels written once against the real API run 
   ``shfl_down_sync(mask, value, delta)``, ``shfl_xor_sync(mask, value, lane_mask)``;
 * ``ballot_sync(mask, predicate)``, ``all_sync(mask, predicate)``, ``any_sync(mask, predicate)``;
 * ``syncwarp(mask=0xFFFFFFFF)``, ``activemask()``, ``lanemask_lt()`` (and ``laneid`` should a
-  simulator lack it).
+  simulator lack it);
+* and it makes the simulator's ``cuda.shared.array`` allocate under a lock (see
+  :func:`_shared_array`: unlocked, threads of a block could get private "shared" arrays).
 
 Design
 ------
@@ -65,6 +67,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 import threading
 import time
 import weakref
@@ -85,6 +88,7 @@ _SHUFFLE_TYPES = (int, float, np.integer, np.floating, np.bool_)
 _blocks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _registry_lock = threading.Lock()
 _install_lock = threading.Lock()
+_shared_lock = threading.Lock()
 
 
 class _Round:
@@ -321,6 +325,32 @@ _METHODS = {
 }
 
 
+def _shared_array(self, shape, dtype, alignment=None):
+    """The simulator's ``cuda.shared.array`` with its first allocation under a lock.
+
+    The simulator keys a block's static shared arrays by the caller's file and line and
+    allocates on first use without a lock: threads that reach the line together can each get
+    a private ``np.empty`` array, so values written by one never reach the others (a rare
+    failure of ballot_write's per-warp counts in CI).  Dynamic arrays (``shape == 0``) and
+    alignment errors are left to the original."""
+    if shape == 0 or alignment is not None:
+        return _ORIGINAL_SHARED_ARRAY(self, shape, dtype, alignment)
+    from numba.cuda.simulator import kernelapi
+
+    if isinstance(dtype, kernelapi.types.Type):
+        dtype = kernelapi.numpy_support.as_dtype(dtype)
+    frame = sys._getframe(1)
+    caller = (frame.f_code.co_filename, frame.f_lineno)
+    with _shared_lock:
+        res = self._allocations.get(caller)
+        if res is None:
+            res = self._allocations[caller] = np.empty(shape, dtype)
+    return res
+
+
+_ORIGINAL_SHARED_ARRAY = None
+
+
 def _simulator_enabled() -> bool:
     try:
         from numba.cuda.core import config
@@ -339,9 +369,15 @@ def install() -> None:
     from numba.cuda.simulator.kernel import BlockThread
     from numba.cuda.simulator.kernelapi import FakeCUDAModule
 
+    from numba.cuda.simulator.kernelapi import FakeCUDAShared
+
+    global _ORIGINAL_SHARED_ARRAY
     with _install_lock:
         for name, method in _METHODS.items():
             setattr(FakeCUDAModule, name, method)
+        if FakeCUDAShared.array is not _shared_array:
+            _ORIGINAL_SHARED_ARRAY = FakeCUDAShared.array
+            FakeCUDAShared.array = _shared_array
         if not hasattr(FakeCUDAModule, "laneid"):
             FakeCUDAModule.laneid = property(_laneid)
         if not getattr(BlockThread.run, "_records_exit", False):
