@@ -20,13 +20,17 @@ Suites (:data:`SUITES`; ``--algorithms`` picks a subset of a suite's algorithms)
   core_number and k_core; an undirected graph gives each pair once), built once per kind and
   timed apart.  Default graphs ``rmat:22:16,grid:2048`` (traversal.py's), quick
   ``rmat:5:4,grid:4``; ms is per call.
-* ``spmm``: feature_propagation (APPNP) and personalized_pagerank with k features / sources
-  per iteration, against CuPy/cuSPARSE SpMM and PyTorch Geometric (APPNP; ``torch.sparse.mm``
-  without PyG) doing the same propagation: benchmarks/peers.py's ``Problem``, ``CuSparsePeer``
-  / ``TorchPeer`` and ``measure`` (under the simulator scipy.sparse stands in for cuSPARSE, and
-  says so in its label).  ks 1, 32, 128 (quick 1, 2), 10 iterations (quick 2); ms is the
-  marginal time of one iteration, ``(N-iteration call - 1-iteration call) / (N - 1)``.  Graphs
-  in undirected mode (ablation.py's); default ``rmat:22:16``, quick ``rmat:4:4,grid:4``.
+* ``spmm``: feature_propagation (APPNP), personalized_pagerank and label_propagation (P = 1,
+  unweighted, 1% of the vertices labelled) with k features / sources / classes per iteration,
+  against CuPy/cuSPARSE SpMM and PyTorch (Geometric) (PyG's APPNP for feature_propagation,
+  ``torch.sparse.mm`` otherwise or without PyG) doing the same propagation:
+  benchmarks/peers.py's ``Problem``, ``CuSparsePeer`` / ``TorchPeer`` and ``measure`` (under
+  the simulator scipy.sparse stands in for cuSPARSE, and says so in its label).  ks 1, 32, 128
+  (quick 1, 2), 10 iterations (quick 2); ms is the marginal time of one iteration,
+  ``(N-iteration call - 1-iteration call) / (N - 1)``.  label_propagation at k = 1 is trivial
+  (every probability is 1, ours stops after one iteration): its one row, ours, reads ``n/a:
+  ...``.  Graphs in undirected mode (ablation.py's); default ``rmat:22:16``, quick
+  ``rmat:4:4,grid:4``.
 * ``ablation``: every algorithm of benchmarks/ablation.py (pagerank, personalized_pagerank,
   label_propagation, feature_propagation, als, belief_propagation, multi_manifold_ranking,
   multimodal_learning) in our 8 variants FA/NFA x CD/NCD x folded/unfolded, through
@@ -183,8 +187,8 @@ SUITES = {
         ("bfs", "sssp", "wcc", "core_number", "k_core", "pagerank", "personalized_pagerank"),
         "rmat:22:16,grid:2048", "rmat:5:4,grid:4", 5, False, "ms/call", "best peer"),
     "spmm": Suite(
-        "spmm", "feature_propagation, personalized_pagerank with k features per iteration, ours "
-        "vs CuPy/cuSPARSE SpMM and PyTorch Geometric (ms per iteration)",
+        "spmm", "feature_propagation, personalized_pagerank, label_propagation with k features "
+        "per iteration, ours vs CuPy/cuSPARSE SpMM and PyTorch Geometric (ms per iteration)",
         peers.ALGORITHMS, "rmat:22:16", "rmat:4:4,grid:4", 3, True, "ms/iteration",
         "best peer"),
     "ablation": Suite(
@@ -704,6 +708,10 @@ def run_spmm_graph(run: Run, spec, g, stats) -> None:
             run.details.append(raw)
             case = f"k={k}"
             params = {"k": k, "iterations": ns.iterations}
+            if "na" in raw:  # label_propagation at k = 1: one row saying why
+                run.row(spec.text, algorithm, case, case, "ours", "ours", k=k, status=raw["na"],
+                        label=f"onyx_rapids {onyx.__version__}", params=params)
+                continue
             ours_cell = raw.get("ours", {})
             ours = run.row(spec.text, algorithm, case, case, "ours", "ours", k=k,
                            label=f"onyx_rapids {onyx.__version__}", repeats=ns.repeat,
@@ -1178,7 +1186,7 @@ def run_suite(args, argv) -> int:
     elif suite.name == "spmm":
         settings.update(ks=list(SPMM_KS[args.quick]), iterations=SPMM_ITERATIONS[args.quick],
                         check_tol=CHECK_TOL, appnp_alpha=peers.APPNP_ALPHA,
-                        ppr_alpha=peers.PPR_ALPHA)
+                        ppr_alpha=peers.PPR_ALPHA, lp_alpha=peers.LP_ALPHA)
     else:
         settings.update(k=ABLATION_K, max_iter=ABLATION_MAX_ITER[args.quick], tol=ABLATION_TOL,
                         variants=[variant_name(v) for v in VARIANTS],

@@ -460,10 +460,19 @@ def test_quick_spmm_run(tmp_path, capsys):
     assert rc == 0, out
     df, report, md, _ = _outputs(tmp_path, "spmm")
     _check_common(df, report, md, "spmm")
-    # algorithms x ks x (ours, cusparse, pyg)
-    assert len(df) == 2 * 2 * 3 and set(df["case"]) == {"k=1", "k=2"}
+    # algorithms x ks x (ours, cusparse, pyg), but label_propagation k=1: one n/a row of ours
+    assert len(df) == 3 * 2 * 3 - 2 and set(df["case"]) == {"k=1", "k=2"}
+    assert set(df["algorithm"]) == {"feature_propagation", "personalized_pagerank",
+                                    "label_propagation"}
     assert (df["unit"] == "ms/iteration").all() and set(df["k"]) == {1, 2}
     assert report["graphs"]["rmat:3:2"]["directed"] is False  # ablation.py's graph
+    lp = df[df["algorithm"] == "label_propagation"]
+    [na] = lp[lp["k"] == 1].itertuples()
+    assert na.implementation == "ours" and na.status.startswith("n/a: label_propagation with k")
+    assert na.check == "-" and pd.isna(na.ms)
+    assert "| rmat:3:2 | label_propagation | k=1 | n/a |" in md
+    assert set(lp.loc[lp["k"] == 2, "implementation"]) == {"ours", "cusparse", "pyg"}
+    df = df[df["status"] != na.status]
     cs = df[df["implementation"] == "cusparse"]
     assert (cs["status"] == "ok").all() and (cs["check"] == "ok").all()
     assert cs["label"].str.contains("stand-in").all() and cs["best_alternative"].all()
@@ -476,8 +485,9 @@ def test_quick_spmm_run(tmp_path, capsys):
     for _, r in cs.iterrows():
         base = ours[ours["algorithm"].eq(r["algorithm"]) & ours["k"].eq(r["k"])]["ms"].iloc[0]
         assert r["ratio_vs_ours"] == pytest.approx(r["ms"] / base)
-    assert len(report["details"]) == 4 and report["details"][0]["peers"]["pyg"] == {
+    assert len(report["details"]) == 6 and report["details"][0]["peers"]["pyg"] == {
         "skipped": TORCH_REASON}
+    assert report["settings"]["lp_alpha"] == 0.85
 
 
 def test_missing_matplotlib_is_recorded(tmp_path, capsys, monkeypatch):
