@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import device
+from .kernels import columns
 
 FLOAT = np.float32
 
@@ -48,24 +49,30 @@ def dot_into(out, weights, a):
     return out
 
 
+def l1_change_and_dot(a, b, weights, dot_out) -> float:
+    """The largest per-feature L1 change ``max_f sum_v |a[v, f] - b[v, f]|`` (float64, returned)
+    and ``dot_out[f] = sum_v weights[v] * a[v, f]``, from one pass over ``a`` and ``b`` (``n x
+    k``, same shape) and ``weights`` (``n``, float64): :mod:`onyx_rapids.kernels.columns`.
 
+    Example::
 
-_ONES: dict = {}
-
-
-def max_l1_change(a, b) -> float:
-    """The largest per-feature L1 change ``max_f sum_v |a[v, f] - b[v, f]|`` (float64)."""
-    xp = device.xp
-    change = xp.abs(a.astype(np.float64) - b)
-    if device.BACKEND == "gpu" and change.ndim == 2:
-        # a column sum as a matrix-vector product: CuPy's own axis-0 sum of an n x 1 array
-        # runs on one block (0.9 ms at n = 2.4M), cuBLAS on the whole device
-        n = change.shape[0]
-        if n not in _ONES:
-            _ONES.clear()
-            _ONES[n] = xp.ones(n, dtype=np.float64)
-        return float((_ONES[n] @ change).max())
-    return float(change.sum(axis=0).max())
+        >>> change = l1_change_and_dot(rank_next, rank, dangling_mask, dangling)  # doctest: +SKIP
+    """
+    if a.shape != b.shape or a.ndim != 2 or weights.shape != a.shape[:1]:
+        raise ValueError(f"l1_change_and_dot needs a, b of one n x k shape and n weights, got "
+                         f"{a.shape}, {b.shape} and {weights.shape}")
+    n, k = a.shape
+    sums = device.zeros((2, k), np.float64)
+    if n:
+        block = device.block_threads(None, 256, 32)
+        if device.is_simulator():
+            grid = -(-k // block)  # every column needs a thread
+        else:
+            grid = max(device.multiprocessor_count() * (2048 // block), -(-k // block))
+        call = (a.reshape(-1), b.reshape(-1), weights, np.int64(k), sums)
+        columns.l1_change_and_dot[grid, block](*device.kernel_args(call))
+    dot_out[...] = sums[1]
+    return float(sums[0].max())
 
 
 def max_change(a, b) -> float:

@@ -244,12 +244,12 @@ def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_d
         ops.edgemap(g, edge_fn, "acc", dict(args, rank=rank), direction="push", **opts)
         acc_spare = props.fill(props.copy(args["acc"]), 0.0)
 
+    props.dot_into(args["dangling"], dangling_mask, rank)
     info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, fused=False, direction=direction), directions=[])
     for info.iterations in range(1, int(max_iter) + 1):
         way = choose_direction(g, active, direction, pull_fraction)  # "auto": change-driven
         info.directions.append(way)
-        props.dot_into(args["dangling"], dangling_mask, rank)
         active_next = frontier.empty(n) if change_driven and not push_fold else None
         if push_fold:
             # pushes land in the next aggregate, which starts as this one (CD) or zero (bulk)
@@ -271,7 +271,9 @@ def _iterate(g, sources, alpha, tol, max_iter, weighted, feature_aware, change_d
                 # pull (change-driven): every vertex's in-edges, from active sources only
                 ops.edgemap(g, edge_fn, "acc", call, active_in=active, direction=way, **opts)
                 ops.vertexmap(g, steps, call, active_out=active_next, **opts)
-        change = props.max_l1_change(args["rank_next"], rank)
+        # the stop test, and the next iteration's dangling mass, in one pass
+        change = props.l1_change_and_dot(args["rank_next"], rank, dangling_mask,
+                                         args["dangling"])
         rank, args["rank_next"] = args["rank_next"], rank
         if change_driven:
             delta, args["delta_next"] = args["delta_next"], delta
