@@ -189,10 +189,15 @@ def _kernel_misses() -> int:
     return int(operators.kernel_cache_info()["misses"])
 
 
-def _free_device_memory() -> None:
+def _free_device_memory(torch_cache: bool = False) -> None:
+    """Collect garbage and hand CuPy's pooled blocks back (and torch's cache, if asked and
+    torch is imported) so the next measurement starts from free memory."""
     gc.collect()
     if device.BACKEND == "gpu":
         device.xp.get_default_memory_pool().free_all_blocks()
+        torch = sys.modules.get("torch") if torch_cache else None
+        if torch is not None and torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
 
 def lp_labels(g, k: int, seed: int = LABEL_SEED, fraction: float = LABEL_FRACTION):

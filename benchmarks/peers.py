@@ -624,6 +624,7 @@ def measure(bench: Bench, args, family: str, g, stats: dict, algorithm: str, k: 
         if isinstance(make, str):  # skipped: the reason
             cell["skipped"] = make
             continue
+        out_of_memory = None
         try:
             t0 = time.perf_counter()
             peer = make(problem)
@@ -639,9 +640,19 @@ def measure(bench: Bench, args, family: str, g, stats: dict, algorithm: str, k: 
             cell["check"] = compare(problem, frame, result, args.check_tol)
             del result, peer
         except Exception as e:
-            bench.log(traceback.format_exc())
-            cell["error"] = f"{type(e).__name__}: {e}"
-            bench.fail(f"{label}: peer {name} raised {cell['error']}")
+            if not _out_of_memory(e):
+                bench.log(traceback.format_exc())
+                cell["error"] = f"{type(e).__name__}: {e}"
+                bench.fail(f"{label}: peer {name} raised {cell['error']}")
+                continue
+            out_of_memory = f"out of device memory ({type(e).__name__}: {e})"
+        if out_of_memory:  # the peer cannot run at this size here: skipped, not a failure
+            label_kept = cell.get("label")
+            cell.clear()
+            cell.update(skipped=out_of_memory, **({"label": label_kept} if label_kept else {}))
+            bench.log(f"{label}: peer {name} skipped: {out_of_memory}")
+            peer = None  # the exception (and its frames) are gone: free what they held
+            _free_device_memory(torch_cache=True)
             continue
         c = cell["check"]
         if not c["ok"]:
@@ -653,6 +664,14 @@ def measure(bench: Bench, args, family: str, g, stats: dict, algorithm: str, k: 
     del frame, problem
     _free_device_memory()
     return row
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """CuPy's ``OutOfMemoryError``, torch's ``OutOfMemoryError`` (a RuntimeError) or a CUDA
+    allocation failure: the peer needs more device memory than is free (PyG's APPNP keeps an
+    m x k message array: 68 GB at k = 128 on R-MAT scale 22)."""
+    return ("OutOfMemory" in type(error).__name__ or isinstance(error, MemoryError)
+            or "out of memory" in str(error).lower())
 
 
 def make_peers(args) -> dict:
@@ -799,7 +818,8 @@ def _speedup_cell(cell: dict, k: int, target: float) -> str:
 
 def _peer_ms(cell: dict) -> str:
     if "skipped" in cell:  # the reason is in the "Peers:" line and the JSON
-        return "skipped"
+        return ("skipped: out of device memory" if cell["skipped"].startswith("out of device")
+                else "skipped")
     if "error" in cell:
         return "FAILED"
     return _fmt(cell.get("ms_per_iter"))

@@ -443,3 +443,33 @@ def test_convergence_call_that_raises_fails(tmp_path, capsys, monkeypatch):
     assert len(report["failures"]) == 2 and all("cd boom" in f for f in report["failures"])
     t = report["table"][0]
     assert t["check"] == "FAILED (bulk raised; cd raised)" and t["ratio"] == "—"
+
+
+class OutOfMemoryError(RuntimeError):
+    """Named as CuPy's and torch's allocation failures are."""
+
+
+def test_peer_out_of_device_memory_is_skipped_not_failed(tmp_path, capsys, monkeypatch):
+    def too_big(peer, iterations):
+        raise OutOfMemoryError("Out of memory allocating 68,719,476,736 bytes")
+
+    monkeypatch.setattr(peers, "cusparse_propagate", too_big)
+    rc = peers.main(TINY + ["--algorithms", "feature_propagation", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    report, md, _ = _outputs(tmp_path)
+    cell = report["measurements"][0]["peers"]["cusparse"]
+    assert cell == {"skipped": "out of device memory (OutOfMemoryError: Out of memory "
+                               "allocating 68,719,476,736 bytes)",
+                    "label": "scipy.sparse (CPU stand-in: no CuPy)"}
+    assert report["failures"] == []
+    assert report["table"][0]["cusparse"] == "skipped: out of device memory"
+    assert "skipped: out of device memory" in md
+
+
+@pytest.mark.parametrize("error, oom", [(MemoryError(), True),
+                                        (RuntimeError("CUDA out of memory. Tried to"), True),
+                                        (OutOfMemoryError("x"), True),
+                                        (RuntimeError("boom"), False)])
+def test_out_of_memory_recognition(error, oom):
+    assert peers._out_of_memory(error) is oom
