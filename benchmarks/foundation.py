@@ -679,13 +679,7 @@ def main(argv=None) -> int:
     report["ok"] = not bench.failures
     report["elapsed_s"] = time.perf_counter() - bench.t0
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"foundation_{_slug(info.get('device'))}_{report['date']}"
-    if args.tag:
-        stem += f"_{_slug(args.tag)}"
-    if args.quick:
-        stem += "_quick"
+    out, stem = output_stem(args, "foundation", info, report["date"])
     return write_report(bench, report, out / stem, markdown(report))
 
 
@@ -710,6 +704,20 @@ def _choose(text: str, allowed, what: str, p, aliases=None) -> list[str]:
     if unknown or not chosen:
         p.error(f"{what}: unknown {unknown}; choose from {', '.join(allowed)}")
     return [x for x in allowed if x in chosen]
+
+
+def output_stem(args, name: str, info: dict, date: str) -> tuple[Path, str]:
+    """(``args.out``, made if missing; the file stem ``name``_<device>_``date``[_<tag>][_quick])
+    of a run's output files; also harness.py's and traversal.py's."""
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = f"{name}_{_slug(info.get('device'))}_{date}"
+    if args.tag:
+        stem += f"_{_slug(args.tag)}"
+    if args.quick:
+        stem += "_quick"
+    return out, stem
+
 
 def write_report(bench: Bench, report: dict, stem: Path, text: str) -> int:
     """``stem``.json and ``stem``.md (``text``, also printed); the exit status (1: a check

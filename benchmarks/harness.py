@@ -151,8 +151,8 @@ import onyx_rapids as onyx
 from onyx_rapids import device
 
 from . import ablation, peers, traversal
-from .foundation import (VARIANTS, Bench, _fmt, _free_device_memory, _git, _slug, _timed,
-                         variant_name, write_report)
+from .foundation import (VARIANTS, Bench, _fmt, _free_device_memory, _git, _plain, _timed,
+                         output_stem, variant_name, write_report)
 from .graphs import KINDS, parse_specs
 from .graphs import build as build_graph
 
@@ -411,21 +411,6 @@ def ours_values(algorithm: str, frame, tg: TraversalGraph):
     return traversal.result_values(algorithm, frame, tg.g, TRAVERSAL[algorithm]["column"])
 
 
-def import_cugraph():
-    """(module or None, label or the reason it is skipped)."""
-    try:
-        import cugraph
-    except Exception as e:  # ImportError, or a broken CUDA / RAPIDS install
-        return None, f"cugraph {NOT_INSTALLED} ({type(e).__name__}: {e})"
-    return cugraph, f"cugraph {getattr(cugraph, '__version__', '?')}"
-
-
-def cugraph_kind(tg: TraversalGraph, algorithm: str) -> tuple:
-    """(directed, weighted, transposed) of the cugraph.Graph the algorithm runs on."""
-    spec = TRAVERSAL[algorithm]
-    return (bool(tg.g.directed and not spec["undirected"]), spec["weighted"], spec["transposed"])
-
-
 def cugraph_call(cg, algorithm: str, G, tg: TraversalGraph):
     if algorithm in traversal.SPEC:
         ns = argparse.Namespace(pagerank_tol=PAGERANK_TOL, pagerank_max_iter=PAGERANK_MAX_ITER)
@@ -618,7 +603,8 @@ def traversal_section(run: Run, tg: TraversalGraph, algorithm: str) -> None:
         peer["label"] = run.cugraph_status
         try:
             fam = tg.family()
-            G = traversal.cugraph_graph(bench, run.cugraph, fam, cugraph_kind(tg, algorithm))
+            kind = traversal.cugraph_kind(tg, algorithm, TRAVERSAL)
+            G = traversal.cugraph_graph(bench, run.cugraph, fam, kind)
             bench.log(f"{label}: {run.cugraph_status}")
             result, first, times = _time_calls(
                 lambda: cugraph_call(run.cugraph, algorithm, G, tg), run.repeat)
@@ -840,7 +826,7 @@ PER_GRAPH = {"traversal": run_traversal_graph, "spmm": run_spmm_graph,
 
 
 def prepare_traversal(run: Run) -> None:
-    run.cugraph, run.cugraph_status = import_cugraph()
+    run.cugraph, run.cugraph_status = traversal.import_cugraph(named=True)
     if run.cugraph is None:
         run.skip_peer("cugraph", run.cugraph_status)
 
@@ -1067,14 +1053,6 @@ def parquet_rows(report: dict) -> list[dict]:
     return out
 
 
-def _plain(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return str(obj)
-
-
 def write_parquet(rows: list[dict], path: Path) -> None:
     import pandas as pd
 
@@ -1227,13 +1205,7 @@ def run_suite(args, argv) -> int:
         _free_device_memory()
     finish_rows(run.rows)
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"run-{suite.name}_{_slug(info.get('device'))}_{report['date']}"
-    if args.tag:
-        stem += f"_{_slug(args.tag)}"
-    if args.quick:
-        stem += "_quick"
+    out, stem = output_stem(args, f"run-{suite.name}", info, report["date"])
     try:
         report["plots"], report["plot_note"] = draw_plots(report, out, stem, slugs)
     except Exception as e:  # a plot is never worth the run

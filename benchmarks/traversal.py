@@ -138,7 +138,6 @@ import threading
 import time
 import traceback
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -146,8 +145,8 @@ import onyx_rapids as onyx
 from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph, _bincount
 
-from .foundation import (Bench, _choose, _column, _fmt, _free_device_memory, _git, _slug,
-                         _timed, write_report)
+from .foundation import (Bench, _choose, _column, _fmt, _free_device_memory, _git, _timed,
+                         output_stem, write_report)
 
 # ------------------------------------------------------------------------------ variants (data)
 
@@ -548,20 +547,29 @@ def build_family(bench: Bench, args, name: str) -> Family:
 # ------------------------------------------------------------------------------ cuGraph
 
 
-def import_cugraph(args):
-    """(module or None, status text)."""
-    if args.no_cugraph:
+def import_cugraph(disabled: bool = False, named: bool = False):
+    """(module or None, status text); also the harness's (benchmarks/harness.py).
+
+    ``disabled`` (``--no-cugraph``): not imported.  The reason it is missing starts with
+    ``NOT_INSTALLED`` (this script's table cells test for it), or with ``"cugraph "`` when
+    ``named`` (the harness's skip reason names the peer)."""
+    if disabled:
         return None, "disabled (--no-cugraph)"
     try:
         import cugraph
     except Exception as e:  # ImportError, or a broken CUDA / RAPIDS install
-        return None, f"{NOT_INSTALLED} ({type(e).__name__}: {e})"
+        reason = f"{NOT_INSTALLED} ({type(e).__name__}: {e})"
+        return None, f"cugraph {reason}" if named else reason
     return cugraph, f"cugraph {getattr(cugraph, '__version__', '?')}"
 
 
-def cugraph_kind(fam: Family, algorithm: str) -> tuple:
-    """(directed, weighted, transposed) of the cuGraph graph an algorithm runs on."""
-    spec = SPEC[algorithm]
+def cugraph_kind(fam, algorithm: str, specs: dict | None = None) -> tuple:
+    """(directed, weighted, transposed) of the cuGraph graph an algorithm runs on.
+
+    ``fam``: anything with the onyx_rapids graph as ``.g`` (a Family; the harness's
+    TraversalGraph); ``specs``: the algorithm table with the ``undirected``, ``weighted`` and
+    ``transposed`` entries (default SPEC; the harness passes its TRAVERSAL)."""
+    spec = (SPEC if specs is None else specs)[algorithm]
     return (bool(fam.g.directed and not spec["undirected"]), spec["weighted"], spec["transposed"])
 
 
@@ -1440,7 +1448,7 @@ def main(argv=None) -> int:
     bench = Bench()
     budget = Budget(args.budget, args.total_budget, bench.t0)
     info = device.info()
-    cg, cg_status = import_cugraph(args)
+    cg, cg_status = import_cugraph(args.no_cugraph)
     now = datetime.datetime.now(datetime.timezone.utc)
     bench.log(f"backend {info['backend']} ({info['device']}); families "
               f"{','.join(args.families)}; algorithms {','.join(args.algorithms) or 'none'}; "
@@ -1524,13 +1532,7 @@ def main(argv=None) -> int:
     report["reference_comparison"] = reference_rows(report)
     report["ok"] = not bench.failures
     report["elapsed_s"] = time.perf_counter() - bench.t0
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"traversal_{_slug(info.get('device'))}_{report['date']}"
-    if args.tag:
-        stem += f"_{_slug(args.tag)}"
-    if args.quick:
-        stem += "_quick"
+    out, stem = output_stem(args, "traversal", info, report["date"])
     return write_report(bench, report, out / stem, markdown(report))
 
 

@@ -20,6 +20,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not part of the installed packag
     sys.path.insert(0, str(ROOT))
 
 import oracles_traversal as oracle  # noqa: E402
+from _fakes import FakeCugraphGraph, fake_cugraph_module  # noqa: E402
 
 import onyx_rapids  # noqa: E402
 from benchmarks import graphs as specs  # noqa: E402
@@ -325,32 +326,13 @@ def test_quick_traversal_run(tmp_path, capsys, no_cugraph):
 def _stand_in_cugraph():
     """A cugraph module on pandas frames computing with the test oracles (shuffled rows, wcc
     labels not the smallest ids, as cuGraph's)."""
-    mod = types.ModuleType("cugraph")
-    mod.__version__ = "stand-in"
-
-    class Graph:
-        def __init__(self, directed=True):
-            self.directed = directed
-
-        def from_cudf_edgelist(self, df, source="src", destination="dst", edge_attr=None,
-                               renumber=True, store_transposed=False):
-            s, d = df[source].to_numpy(), df[destination].to_numpy()
-            self.ids = np.unique(np.r_[s, d])
-            s, d = np.searchsorted(self.ids, s), np.searchsorted(self.ids, d)
-            w = None if edge_attr is None else df[edge_attr].to_numpy().astype(np.float64)
-            if not self.directed:
-                s, d = np.r_[s, d], np.r_[d, s]
-                w = None if w is None else np.r_[w, w]
-            self.s, self.d, self.w, self.transposed = s, d, w, store_transposed
-
-        def nodes(self):
-            return pd.Series(self.ids)
+    mod = fake_cugraph_module()
 
     def frame(G, **cols):
         return pd.DataFrame({"vertex": G.ids, **cols}).sample(frac=1.0, random_state=0)
 
     def pagerank(G, alpha=0.85, personalization=None, tol=1e-5, max_iter=100):
-        assert G.transposed
+        assert G.store_transposed
         n = len(G.ids)
         out = np.bincount(G.s, minlength=n).astype(float)
         t = np.full(n, 1.0 / n)
@@ -365,11 +347,10 @@ def _stand_in_cugraph():
 
     def k_core(G, k=None):
         assert not G.directed
-        sub = Graph(directed=False)
+        sub = FakeCugraphGraph(directed=False)
         sub.ids = G.ids[oracle.k_core(len(G.ids), G.s, G.d, k)]  # a membership mask
         return sub
 
-    mod.Graph = Graph
     mod.bfs = lambda G, start=None: frame(G, distance=oracle.bfs(
         len(G.ids), G.s, G.d, int(np.searchsorted(G.ids, start))).astype(np.int64),
         predecessor=-1)

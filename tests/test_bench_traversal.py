@@ -11,7 +11,6 @@ land."""
 import json
 import sys
 import time
-import types
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +23,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not part of the installed packag
 
 import oracles  # noqa: E402
 import oracles_traversal as oracle  # noqa: E402
+from _fakes import fake_cugraph_module  # noqa: E402
 from graphs import csr_edges  # noqa: E402
 
 import onyx_rapids  # noqa: E402
@@ -120,25 +120,8 @@ def _slow_core(delay):
 def fake_cugraph(wrong_bfs=False):
     """A stand-in for the cugraph module on pandas frames, computing with the test oracles.
     Results come in shuffled row order and wcc labels are not the smallest ids, as cuGraph's."""
-    mod = types.ModuleType("cugraph")
-    mod.__version__ = "stand-in"
+    mod = fake_cugraph_module()
     mod.calls = []
-
-    class Graph:
-        def __init__(self, directed=True):
-            self.directed = directed
-
-        def from_cudf_edgelist(self, df, source="source", destination="destination",
-                               edge_attr=None, renumber=True, store_transposed=False):
-            s, d = df[source].to_numpy(), df[destination].to_numpy()
-            self.ids = np.unique(np.r_[s, d])
-            s, d = np.searchsorted(self.ids, s), np.searchsorted(self.ids, d)
-            w = None if edge_attr is None else df[edge_attr].to_numpy().astype(np.float64)
-            if not self.directed:
-                s, d = np.r_[s, d], np.r_[d, s]
-                w = None if w is None else np.r_[w, w]
-            self.s, self.d, self.w = s, d, w
-            self.store_transposed = store_transposed
 
     def frame(G, **cols):
         df = pd.DataFrame({"vertex": G.ids, **cols})
@@ -173,7 +156,6 @@ def fake_cugraph(wrong_bfs=False):
         return frame(G, pagerank=oracles.pagerank(len(G.ids), G.s, G.d, alpha=alpha,
                                                   tol=1e-10).astype(np.float32))
 
-    mod.Graph = Graph
     mod.bfs, mod.sssp, mod.pagerank = bfs, sssp, pagerank
     mod.weakly_connected_components, mod.core_number = weakly_connected_components, core_number
     return mod
