@@ -90,8 +90,11 @@ def test_vertexmap_progress_and_activation(k, fa):
     assert np.array_equal(device.to_host(frontier.to_mask(out, g.n)), proceeds)
 
 
+# (64, 64), (96, 96), (128, 32): groups wider than a warp whose segments are whole warps
+# (block_segment_sum's shuffle path; 96 leaves a padding warp); (40, 20) straddles warps
 @pytest.mark.parametrize("k, segment, fa", [(6, 3, True), (6, 6, True), (5, 5, True),
-                                            (40, 20, True), (6, 2, False)])
+                                            (40, 20, True), (64, 64, True), (96, 96, True),
+                                            (128, 32, True), (6, 2, False)])
 def test_normalize_segments(k, segment, fa):
     g = build("directed", seed=4)
     values = rng.random((g.n, k)).astype(np.float32)
@@ -227,7 +230,7 @@ def test_foldmap_scratch_hands_values_between_steps(k, fa):
 
 
 @pytest.mark.parametrize("k, segment, fa", [(6, 3, True), (5, 5, True), (40, 20, True),
-                                            (6, 2, False)])
+                                            (64, 32, True), (96, 96, True), (6, 2, False)])
 def test_log_normalize_is_a_shifted_softmax(k, segment, fa):
     g = build("directed", seed=4)
     logs = (rng.random((g.n, k)) * 50 - 1e5).astype(np.float32)  # exp() would underflow

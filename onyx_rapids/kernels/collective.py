@@ -159,14 +159,53 @@ def block_group_any(pred, g, f, flags):
 
 
 @cuda.jit(device=True)
+def warp_sum(x):
+    """Sum of ``x`` over the 32 lanes of a full warp, on every lane (five ``shfl_xor_sync``)."""
+    d = 16
+    while d > 0:
+        x += cuda.shfl_xor_sync(FULL_MASK, x, d)
+        d >>= 1
+    return x
+
+
+@cuda.jit(device=True)
+def warp_max(x):
+    """Maximum of ``x`` over the 32 lanes of a full warp, on every lane."""
+    d = 16
+    while d > 0:
+        y = cuda.shfl_xor_sync(FULL_MASK, x, d)
+        if y > x:
+            x = y
+        d >>= 1
+    return x
+
+
+@cuda.jit(device=True)
 def block_segment_sum(x, f, segment, k, group_start, scratch):
-    """Segment sum for groups wider than a warp, through the shared ``scratch`` array."""
+    """Segment sum for groups wider than a warp, through the shared ``scratch`` array.
+
+    A segment made of whole warps (``segment`` a multiple of 32; groups start on a warp) sums
+    each warp by shuffles and adds the segment's warp sums from ``scratch``: 5 shuffles and
+    ``segment / 32`` shared loads a lane.  Other segments straddle warps: each lane adds the
+    segment's ``segment`` values from ``scratch`` (a broadcast read, no bank conflict).
+    """
     tid = cuda.threadIdx.x
+    start = group_start + f - f % segment  # the segment's first thread
+    if segment % 32 == 0:
+        s = warp_sum(x)
+        if cuda.laneid == 0:
+            scratch[tid >> 5] = s
+        cuda.syncthreads()
+        total = scratch[start >> 5] * 0
+        if f < k:
+            for i in range(segment >> 5):
+                total += scratch[(start >> 5) + i]
+        cuda.syncthreads()
+        return total
     scratch[tid] = x
     cuda.syncthreads()
     total = scratch[tid] * 0
     if f < k:
-        start = group_start + f - f % segment
         for i in range(segment):
             total += scratch[start + i]
     cuda.syncthreads()
@@ -175,13 +214,26 @@ def block_segment_sum(x, f, segment, k, group_start, scratch):
 
 @cuda.jit(device=True)
 def block_segment_max(x, f, segment, k, group_start, scratch):
-    """Segment maximum for groups wider than a warp, through the shared ``scratch`` array."""
+    """Segment maximum for groups wider than a warp (see :func:`block_segment_sum`)."""
     tid = cuda.threadIdx.x
+    start = group_start + f - f % segment
+    if segment % 32 == 0:
+        s = warp_max(x)
+        if cuda.laneid == 0:
+            scratch[tid >> 5] = s
+        cuda.syncthreads()
+        best = x
+        if f < k:
+            best = scratch[start >> 5]
+            for i in range(1, segment >> 5):
+                if scratch[(start >> 5) + i] > best:
+                    best = scratch[(start >> 5) + i]
+        cuda.syncthreads()
+        return best
     scratch[tid] = x
     cuda.syncthreads()
     best = x
     if f < k:
-        start = group_start + f - f % segment
         best = scratch[start]
         for i in range(1, segment):
             if scratch[start + i] > best:
