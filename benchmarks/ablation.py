@@ -49,7 +49,9 @@ included), beyond the graph and inputs that already existed.  ``baseline_pool_by
 ``peak_pool_bytes`` are the pool's total size before (after releasing its free blocks) and after
 the call, for reference.  Not counted: kernel local memory, and whatever cuDF takes from RMM if
 it copies the columns into the result frame.  Under the simulator the arrays are NumPy's and the
-three are None.  ONYX reports that folding shrinks the memory
+three are None.  When CuPy allocates outside its default pool (another allocator installed, such
+as RMM's: nothing reaches the pool or the hook) the three are None too and ``memory_note``
+says so.  ONYX reports that folding shrinks the memory
 footprint (belief propagation); the Markdown's "Device memory allocated by one run" table shows
 ours.
 
@@ -550,6 +552,10 @@ def _pool_after_free():
     return _pool_bytes()
 
 
+POOL_BYPASSED = ("not measured: CuPy allocated outside its default memory pool (another "
+                 "allocator, e.g. RMM's, is installed)")
+
+
 class _PeakCounter:
     """Running total and high-water mark of the bytes a memory pool has handed out: the
     callbacks of a CuPy ``MemoryHook`` (see :func:`_peak_hook`)."""
@@ -621,6 +627,11 @@ def measure(bench: Bench, args, family: str, algorithm: str, g, inputs: dict, k:
                     (frame, info), first_ms = _timed(call)
             row.update(baseline_pool_bytes=baseline, peak_pool_bytes=_pool_bytes(),
                        peak_run_bytes=None if hook is None else hook.peak)
+            if hook is not None and hook.peak == 0 and not row["peak_pool_bytes"]:
+                # nothing went through CuPy's default pool: CuPy allocates elsewhere (a
+                # RAPIDS set-up may install RMM's allocator), where the hook cannot count
+                row.update(baseline_pool_bytes=None, peak_pool_bytes=None, peak_run_bytes=None,
+                           memory_note=POOL_BYPASSED)
             row["kernels_compiled"] = _kernel_misses() - misses
             del frame
             times = []
@@ -825,7 +836,7 @@ def markdown(report: dict) -> str:
         "",
         "The most device memory one run (the warm-up call) held at once through CuPy's memory "
         "pool, counted by a memory hook: every onyx_rapids array, the result's columns "
-        "included, beyond the graph and inputs already there. -: not measured (simulator backend, or the call failed); n/a: the algorithm "
+        "included, beyond the graph and inputs already there. -: not measured (simulator backend, the call failed, or CuPy allocates outside its default pool); n/a: the algorithm "
         "has no such variant.",
         "",
         "| algorithm | graph | k | " + " | ".join(names) + " |",

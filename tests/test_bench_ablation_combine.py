@@ -310,8 +310,44 @@ def test_rows_carry_device_memory(runs):
             if onyx_rapids.device.BACKEND != "gpu" or r.get("skipped") or r.get("error"):
                 # simulator: NumPy arrays, no device memory pool to read
                 assert all(r[key] is None for key in MEMORY_KEYS), r
-            else:
+            elif _cupy_pool_in_use():
                 assert r["peak_run_bytes"] > 0
+            else:  # CuPy allocates elsewhere (RMM's allocator): said, not reported as 0
+                assert all(r[key] is None for key in MEMORY_KEYS), r
+                assert r["memory_note"] == ablation.POOL_BYPASSED
+
+
+def _cupy_pool_in_use() -> bool:
+    """Whether a CuPy allocation goes through CuPy's default memory pool."""
+    pool = onyx_rapids.device.xp.get_default_memory_pool()
+    before = pool.used_bytes()
+    probe = onyx_rapids.device.xp.empty(1 << 20, dtype="uint8")
+    used = pool.used_bytes() > before
+    del probe
+    return used
+
+
+def test_a_bypassed_pool_is_not_measured_as_zero(monkeypatch, tmp_path):
+    """A hook that sees no allocation and an empty pool (CuPy allocating through RMM): the
+    row's memory reads None with the note, never 0 bytes."""
+    class SilentHook(ablation._PeakCounter):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(ablation, "_peak_hook", SilentHook)
+    monkeypatch.setattr(ablation, "_pool_bytes", lambda: 0)
+    monkeypatch.setattr(ablation, "_pool_after_free", lambda: 0)
+    assert ablation.main(TINY + RUNS["c"] + ["--tag", "silent", "--out", str(tmp_path)]) == 0
+    _, report, md = _one(tmp_path, "silent")
+    rows = [r for r in report["measurements"] if not r.get("skipped")]
+    assert rows
+    for r in rows:
+        assert all(r[key] is None for key in MEMORY_KEYS), r
+        assert r["memory_note"] == ablation.POOL_BYPASSED
+    assert "outside its default pool" in md
 
 
 def test_peak_counter_keeps_the_high_water_mark():
