@@ -29,6 +29,7 @@ import numpy as np
 from numba import cuda, float32, float64, uint32
 
 from .. import device
+from .collective import warp_sum
 
 WARP = 32
 FULL = uint32(0xFFFFFFFF)
@@ -36,15 +37,6 @@ PER_LANE = 16  # light vertices: about this many in-edges per lane (rmat scale 2
 # 9 iterations: 16 -> 7.1 ms, 8 -> 7.3 ms, 4 -> 7.8 ms; a grid's in-degrees <= 4 give one bin)
 HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
-
-
-@cuda.jit(device=True)
-def _warp_sum(x):
-    d = 16
-    while d > 0:
-        x += cuda.shfl_xor_sync(FULL, x, d)
-        d //= 2
-    return x
 
 
 @cuda.jit(device=True)
@@ -94,7 +86,7 @@ def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, c
             for p in range(chunk_start[c] + lane, min(chunk_start[c] + chunk, offsets[v + 1]),
                            WARP):
                 s += ys[cur, indices[p]]
-            s = _warp_sum(s)
+            s = warp_sum(s)
             if lane == 0:
                 cuda.atomic.add(hacc, h, float64(s))
                 cuda.threadfence()
@@ -161,8 +153,8 @@ def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, c
                                      dangling, uniform, source)
                     change += dc
                     mass += dm
-        change = _warp_sum(change)
-        mass = _warp_sum(mass)
+        change = warp_sum(change)
+        mass = warp_sum(mass)
         if lane == 0:
             cuda.atomic.add(stats, (it % 3, 0), change)
             cuda.atomic.add(stats, (it % 3, 1), mass)
