@@ -1,0 +1,162 @@
+"""How an algorithm runs, as one validated value: :class:`Execution`.
+
+An algorithm's mathematical parameters (``alpha``, ``tol``, ``sources``, ...) say *what* it
+computes; an :class:`Execution` says *how*: ONYX's feature-aware lanes, change-driven
+iterations and kernel folding, SIMD-X's push/pull direction, fused persistent kernels and
+worklist filters, launch geometry, and (reserved for the work that follows) data placement,
+approximation knobs and autotuning.  Every public algorithm takes ``execution=`` and, as a thin
+convenience, the same fields as keyword arguments (which override ``execution``'s)::
+
+    >>> import onyx_rapids as onyx
+    >>> fast = onyx.Execution(change_driven=True, direction="push")
+    >>> fast.replace(feature_aware=False).feature_aware
+    False
+
+Options are validated once, here; which options an algorithm supports, and which combinations
+it refuses, is declared once, in :mod:`onyx_rapids.registry`.  ``docs/execution.md`` describes
+every option.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Execution", "OPTIONS", "DIRECTIONS", "FILTERS", "PLACEMENTS"]
+
+DIRECTIONS = ("push", "pull", "auto")
+FILTERS = ("jit", "online", "ballot")
+PLACEMENTS = ("device",)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _bool(name, value, *, optional=False):
+    if optional and value is None:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        allowed = "True, False or None" if optional else "True or False"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return bool(value)
+
+
+def _choice(name, value, legal, *, optional=False):
+    if optional and value is None:
+        return None
+    if value not in legal:
+        shown = ", ".join(repr(x) for x in legal) + (" or None" if optional else "")
+        raise ValueError(f"{name} must be one of {shown}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Execution options shared by every algorithm (each supports a subset; see the registry).
+
+    Parameters
+    ----------
+    feature_aware : bool, default True
+        ONYX's k threads per property (one lane per feature); False runs one thread per vertex
+        over all its features.
+    change_driven : bool, default False
+        ONYX's change-driven iterations: only vertices whose value moved push their change;
+        False recomputes every vertex each iteration (bulk).
+    fold : bool or None, default None
+        Fold an iteration's edge and vertex steps into one generated kernel.  None: the
+        algorithm's own default.
+    direction : {"push", "pull", "auto"} or None, default None
+        Push along out-edges with atomics, pull along in-edges without, or choose each iteration
+        from the active vertices' out-edges against ``pull_fraction`` of all edges (SIMD-X).
+        None: the algorithm's own default.
+    pull_fraction : float in [0, 1], default 0.3
+        The push/pull switch point of ``direction="auto"``.
+    fused : bool or None, default None
+        Run every iteration in one persistent kernel with grid-wide barriers.  None: the
+        algorithm's own default (fused where it can be).
+    block_size : int or None, default None
+        Threads per block, a multiple of 32 in [32, 1024]; None: the kernel's default.
+    filter : {"jit", "online", "ballot"}, default "jit"
+        SIMD-X's worklist construction for traversals (just-in-time choice, thread bins, or a
+        ballot scan).
+    threshold : int, default 64
+        Bin entries per thread before the online filter overflows to the ballot scan.
+    placement : {"device"}, default "device"
+        Where the graph's edge arrays live (host placement is reserved for graphs larger than
+        the GPU's memory).
+    approximation, tuning : None
+        Reserved for approximation knobs and the autotuner; must be None today.
+
+    Examples
+    --------
+    >>> Execution(direction="sideways")
+    Traceback (most recent call last):
+    ...
+    ValueError: direction must be one of 'push', 'pull', 'auto' or None, got 'sideways'
+    """
+
+    feature_aware: bool = True
+    change_driven: bool = False
+    fold: bool | None = None
+    direction: str | None = None
+    pull_fraction: float = 0.3
+    fused: bool | None = None
+    block_size: int | None = None
+    filter: str = "jit"
+    threshold: int = 64
+    placement: str = "device"
+    approximation: object = None
+    tuning: object = None
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "feature_aware", _bool("feature_aware", self.feature_aware))
+        set_(self, "change_driven", _bool("change_driven", self.change_driven))
+        set_(self, "fold", _bool("fold", self.fold, optional=True))
+        set_(self, "fused", _bool("fused", self.fused, optional=True))
+        _choice("direction", self.direction, DIRECTIONS, optional=True)
+        _choice("filter", self.filter, FILTERS)
+        _choice("placement", self.placement, PLACEMENTS)
+        fraction = self.pull_fraction
+        if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float,
+                                                                               np.floating)) \
+                or not 0.0 <= float(fraction) <= 1.0:
+            raise ValueError(f"pull_fraction must be a number in [0, 1], got {fraction!r}")
+        set_(self, "pull_fraction", float(fraction))
+        block = self.block_size
+        if block is not None:
+            if not _is_int(block) or block < 32 or block % 32 or block > 1024:
+                raise ValueError(f"block_size must be None or a multiple of 32 in [32, 1024], "
+                                 f"got {block!r}")
+            set_(self, "block_size", int(block))
+        if not _is_int(self.threshold) or self.threshold < 1:
+            raise ValueError(f"threshold (bin entries per thread) must be a positive integer, "
+                             f"got {self.threshold!r}")
+        set_(self, "threshold", int(self.threshold))
+        for name in ("approximation", "tuning"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"{name} is reserved for upcoming work and must be None, got "
+                                 f"{getattr(self, name)!r}")
+
+    def replace(self, **options) -> "Execution":
+        """A copy with ``options`` changed (validated; unknown names raise TypeError)."""
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise TypeError(f"unknown execution option(s) {', '.join(unknown)}; the options are "
+                            f"{', '.join(OPTIONS)}")
+        return dataclasses.replace(self, **options)
+
+    def changed(self) -> dict:
+        """The options that differ from the defaults, as a dict."""
+        return {name: getattr(self, name) for name in OPTIONS
+                if getattr(self, name) != _DEFAULTS[name]}
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in OPTIONS}
+
+
+OPTIONS = tuple(f.name for f in dataclasses.fields(Execution))
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(Execution)}
