@@ -69,8 +69,14 @@ def test_bad_options():
         weakly_connected_components(SHAPES["chain"], method="propagate", filter="up")
     with pytest.raises(ValueError, match="method must be one of"):
         weakly_connected_components(SHAPES["chain"], method="bfs")
-    with pytest.raises(ValueError, match="fused, threshold: only method='propagate'"):
+    with pytest.raises(ValueError, match="does not support the execution option\\(s\\) fused=True, "
+                       "threshold=4 with method='hook'"):
         weakly_connected_components(SHAPES["chain"], fused=True, threshold=4)
+    with pytest.raises(ValueError, match="jump_every=3: only method='propagate'"):
+        weakly_connected_components(SHAPES["chain"], jump_every=3)
+    with pytest.raises(ValueError, match="weakly_connected_components does not support "
+                       "feature_aware=False"):
+        weakly_connected_components(SHAPES["chain"], method="propagate", feature_aware=False)
     with pytest.raises(ValueError, match="block_size"):
         weakly_connected_components(SHAPES["chain"], block_size=100)
 

@@ -28,7 +28,7 @@ def _shapes():
     # smaller parent id: a (distance, parent) min would make 3 and 5 each other's parent
     trap = _weighted([0, 9, 5, 3, 3, 0], [9, 5, 3, 5, 7, 7], [1.0, 0.0, 0.0, 0.0, 0.0, 4.0])
     return {"path": path, "star": star, "pieces": pieces, "zeros": zeros, "trap": trap,
-            "random": build("directed", seed=3, weights=2),  # sssp reads column 0 only
+            "random": build("directed", seed=3, weights=1),
             "unweighted": build("undirected", seed=4)}
 
 

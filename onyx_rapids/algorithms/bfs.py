@@ -24,8 +24,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
-from ._common import (Info, acc_variant, check_traversal_options, choose_direction, finish,
-                      traversal_starts)
+from ..registry import Input, algorithm
+from ._common import Info, acc_variant, choose_direction, finish, traversal_starts
 
 UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
 
@@ -46,24 +46,49 @@ def reached(v, distance, aux):
     return distance[v] != UNREACHED
 
 
-def bfs(g, source=None, sources=None, *, direction="auto", pull_fraction=0.3,
-        filter="jit", threshold=64, fused=True, feature_aware=True, block_size=None,
-        return_info=False):
+@algorithm(
+    "bfs", summary="hop distances from one source or k sources at once",
+    inputs=(Input("source", "vertex", required=False, help="one start vertex (cuGraph: start)"),
+            Input("sources", "vertices", required=False, help="k start vertices at once")),
+    columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
+    options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
+                 feature_aware=None, block_size=None),
+    defaults=dict(direction="auto", fused=True), iterative=True)
+def bfs(g, source=None, sources=None, *, start=None, execution, return_info=False):
     """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
     ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original ids.
 
-    Unreachable vertices get distance 2^31 - 1 and predecessor -1, as cuGraph's.
+    Parameters
+    ----------
+    g : Graph
+    source : vertex id, optional
+        The start vertex (``start`` is cuGraph's name for it; give one of them).
+    sources : list of vertex ids, optional
+        k start vertices run at once, one distance column each.
+    execution : Execution, optional
+        How to run (also as keywords): ``direction`` ("auto"), ``pull_fraction``, ``filter``,
+        ``threshold``, ``fused`` (True: the single-source traversal runs as one persistent
+        kernel), ``feature_aware`` (the k-source run), ``block_size``.
+    return_info : bool
+        Also return a :class:`~onyx_rapids.algorithms._common.RunInfo`.
+
+    Unreachable vertices get distance 2^31 - 1, as cuGraph's.
     ``filter``, ``threshold`` and ``fused`` tune the single-source engine (see
-    :func:`onyx_rapids.acc`; ``fused=True``, the default, runs the traversal as one persistent
-    kernel: on H100 a 2048 x 2048 grid takes 60 ms fused against 1820 ms with a launch per
-    level, R-MAT scale 22 10.2 against 11.6 ms); ``feature_aware`` the k-source one.
+    :func:`onyx_rapids.acc`).
 
     Example::
 
         >>> bfs(g, source=0)["distance"].max()   # doctest: +SKIP
         3
     """
-    check_traversal_options(direction, pull_fraction)
+    if start is not None:
+        if source is not None:
+            raise ValueError(f"give source or its cuGraph name start, not both (source={source!r}, "
+                             f"start={start!r})")
+        source = start
+    direction, pull_fraction = execution.direction, execution.pull_fraction
+    filter, threshold, fused = execution.filter, execution.threshold, execution.fused
+    feature_aware, block_size = execution.feature_aware, execution.block_size
     starts = traversal_starts(g, source, sources)
     k = starts.size
     distance = props.vertex_property(g, k, fill=UNREACHED, dtype=np.int32)

@@ -31,11 +31,11 @@ from numba import cuda
 from .. import device
 from ..acc import acc
 from ..kernels import union_find
-from ._common import Info, acc_variant, check_traversal_options, finish
+from ..registry import algorithm, unsupported
+from ._common import Info, acc_variant, finish
 
 METHODS = ("hook", "propagate")
-PROPAGATE_DEFAULTS = dict(direction="auto", pull_fraction=0.3, filter="jit", threshold=64,
-                          fused=False, jump_every=None)
+PROPAGATE_DEFAULTS = dict(direction="auto", fused=False)  # options left at None
 
 
 @cuda.jit(device=True)
@@ -43,40 +43,62 @@ def offer_label(u, v, e, label, aux):
     return label[u]
 
 
-def weakly_connected_components(g, *, method="hook", direction=None, pull_fraction=None,
-                                filter=None, threshold=None, fused=None, jump_every=None,
-                                block_size=None, return_info=False):
+@algorithm(
+    "weakly_connected_components",
+    summary="component labels (smallest original id) by union-find or label propagation",
+    columns=("vertex", "labels"),
+    options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
+                 block_size=None),
+    iterative=True)
+def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
+                                return_info=False):
     """Component label of every vertex: ``vertex``, ``labels`` (the smallest original id of
     the vertex's weakly connected component).
 
-    ``method``: ``"hook"`` (default: union-find, one pass over the edges) or ``"propagate"``
-    (min-label propagation on :func:`onyx_rapids.acc`; it alone takes ``direction`` ("auto"),
-    ``pull_fraction`` (0.3), ``filter`` ("jit"), ``threshold`` (64), ``fused`` (False) and
-    ``jump_every``: rounds of propagation between pointer-jumping passes, ``None`` to
-    propagate to the end with no jumping, e.g. 16 on high-diameter graphs, where plain
-    propagation needs a round per hop).
+    Parameters
+    ----------
+    g : Graph
+        Directions are dropped (the simple undirected view).
+    method : {"hook", "propagate"}
+        ``"hook"`` (default: union-find, one pass over the edges) or ``"propagate"`` (min-label
+        propagation on :func:`onyx_rapids.acc`).
+    jump_every : int, optional
+        ``"propagate"`` only: rounds of propagation between pointer-jumping passes; ``None``
+        propagates to the end with no jumping (e.g. 16 on high-diameter graphs, where plain
+        propagation needs a round per hop).
+    execution : Execution, optional
+        How to run (also as keywords): ``block_size``, and for ``"propagate"`` only
+        ``direction`` ("auto"), ``pull_fraction``, ``filter``, ``threshold`` and ``fused``
+        (False).
+    return_info : bool
+        Also return a RunInfo (``method``; ``phases`` for ``"propagate"``).
 
     Example::
 
         >>> weakly_connected_components(g)["labels"].nunique()   # doctest: +SKIP
         3
     """
-    options = dict(direction=direction, pull_fraction=pull_fraction, filter=filter,
-                   threshold=threshold, fused=fused, jump_every=jump_every)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method == "hook":
-        given = sorted(name for name, value in options.items() if value is not None)
+        given = {name: value for name, value in execution.changed().items()
+                 if name != "block_size"}
+        if jump_every is not None:
+            raise ValueError(f"jump_every={jump_every!r}: only method='propagate' takes it")
         if given:
-            raise ValueError(f"{', '.join(given)}: only method='propagate' takes "
-                             f"{'these' if len(given) > 1 else 'this'}")
-        label = _hook(g.simple_undirected(), block_size)
+            shown = ", ".join(f"{name}={value!r}" for name, value in sorted(given.items()))
+            raise unsupported("weakly_connected_components",
+                              f"the execution option(s) {shown} with method='hook'",
+                              "union-find takes only block_size; pass method='propagate' to "
+                              "use them")
+        label = _hook(g.simple_undirected(), execution.block_size)
         info = Info(iterations=1, converged=True, variant=dict(method="hook"))
         return finish(g, "weakly_connected_components", {"labels": g.vertices[label]}, info,
                       return_info)
-    options = {name: PROPAGATE_DEFAULTS[name] if value is None else value
-               for name, value in options.items()}
-    return _propagate(g, block_size=block_size, return_info=return_info, **options)
+    fill = {name: value for name, value in PROPAGATE_DEFAULTS.items()
+            if getattr(execution, name) is None}
+    return _propagate(g, execution=execution.replace(**fill), jump_every=jump_every,
+                      return_info=return_info)
 
 
 SAMPLE = 1024  # vertices whose roots vote for the giant component
@@ -105,9 +127,10 @@ def _hook(und, block_size):
     return parent
 
 
-def _propagate(g, *, direction, pull_fraction, filter, threshold, fused, jump_every,
-               block_size, return_info):
-    check_traversal_options(direction, pull_fraction)
+def _propagate(g, *, execution, jump_every, return_info):
+    direction, pull_fraction = execution.direction, execution.pull_fraction
+    filter, threshold, fused = execution.filter, execution.threshold, execution.fused
+    block_size = execution.block_size
     if jump_every is not None and (isinstance(jump_every, bool)
                                    or not isinstance(jump_every, (int, np.integer))
                                    or jump_every < 1):

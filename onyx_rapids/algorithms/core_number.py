@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import device
 from ..kernels import peel as kernels
+from ..registry import Input, algorithm
 from ._common import Info, finish
 
 
@@ -87,28 +88,52 @@ def _peel_fused(und, degree, core, k_min, block_size):
     return core, info
 
 
-def core_number(g, *, fused=True, block_size=None, return_info=False):
+@algorithm("core_number", summary="core number of every vertex by peeling",
+           columns=("vertex", "core_number"), options=dict(fused=None, block_size=None),
+           defaults=dict(fused=True), iterative=True)
+def core_number(g, *, execution, return_info=False):
     """Core number of every vertex of the simple undirected view: ``vertex``, ``core_number``.
 
-    ``fused=True`` (default) runs the whole peeling as one persistent kernel with grid-wide
-    barriers between rounds; ``False`` launches a kernel and reads a count per round.  The
-    info (``return_info``, ``df.attrs``) holds ``iterations`` (peel rounds), ``levels`` (levels
-    that peeled a vertex) and ``fused``.
+    Parameters
+    ----------
+    g : Graph
+        Directions, self-loops and parallel edges are dropped (the simple undirected view).
+    execution : Execution, optional
+        How to run (also as keywords): ``fused`` (True: the whole peeling as one persistent
+        kernel with grid-wide barriers between rounds; False: a kernel launch and a count read
+        per round) and ``block_size``.
+    return_info : bool
+        Also return a RunInfo: ``iterations`` (peel rounds), ``levels`` (levels that peeled a
+        vertex) and ``fused``.
 
     Example::
 
         >>> core_number(g)["core_number"].max()   # doctest: +SKIP
         4
     """
-    core, info = _peel(g, 1, block_size, fused)
+    core, info = _peel(g, 1, execution.block_size, execution.fused)
     return finish(g, "core_number", {"core_number": core}, info, return_info)
 
 
-def k_core(g, k, *, fused=True, block_size=None, return_info=False):
+@algorithm("k_core", summary="the members of the k-core (core number >= k)",
+           inputs=(Input("k", "int", help="the core order: members have core number >= k"),),
+           columns=("vertex", "core_number"), options=dict(fused=None, block_size=None),
+           defaults=dict(fused=True), iterative=True)
+def k_core(g, k, *, execution, return_info=False):
     """The k-core's members: ``vertex``, ``core_number`` for the vertices whose core number is
     at least ``k`` (cuGraph returns the induced subgraph; these are its vertices).  Everything
     outside the k-core is peeled in one phase, with no order among the levels below k.
-    ``fused`` as :func:`core_number`.
+
+    Parameters
+    ----------
+    g : Graph
+        As :func:`core_number`.
+    k : int
+        A non-negative integer.
+    execution : Execution, optional
+        ``fused`` and ``block_size`` as :func:`core_number`.
+    return_info : bool
+        Also return a RunInfo, as :func:`core_number`.
 
     Example::
 
@@ -117,11 +142,11 @@ def k_core(g, k, *, fused=True, block_size=None, return_info=False):
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
         raise ValueError(f"k must be a non-negative integer, got {k!r}")
-    core, info = _peel(g, int(k), block_size, fused)
+    core, info = _peel(g, int(k), execution.block_size, execution.fused)
     df = finish(g, "k_core", {"core_number": core}, info, return_info=False)
     members = df[df["core_number"] >= int(k)].reset_index(drop=True)  # the rest hold k - 1
     try:
         members.attrs.update(info.as_dict())
     except AttributeError:
         pass
-    return (members, info.as_dict()) if return_info else members
+    return (members, info) if return_info else members

@@ -36,8 +36,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
-from ._common import (Info, check_traversal_options, choose_direction, finish,
-                      traversal_starts)
+from ..registry import Input, algorithm
+from ._common import Info, choose_direction, finish, traversal_starts
 
 UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (ALGORITHMS.md item 10)
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
@@ -103,46 +103,77 @@ def _check_delta(delta):
     return value
 
 
-def _edge_weights(g):
-    """Column 0 of ``g.edge_weights`` as an m x 1 float32 property (1.0 for every edge of an
-    unweighted graph); ValueError for negative, NaN or infinite weights."""
-    if g.edge_weights is None:
-        return props.edge_values(g, 1, fill=1.0)
-    weight = device.xp.ascontiguousarray(g.edge_weights[:, :1], dtype=np.float32)
-    column = weight[:, 0]
-    name = g.weight_names[0] if g.weight_names else "0"
+def _edge_weights(g, weight=None):
+    """The weight column ``weight`` (None: the graph's only one) as an m x 1 float32 property,
+    1.0 for every edge of an unweighted graph; ValueError for a name the graph lacks, for
+    several columns and no name, and for negative, NaN or infinite weights."""
+    names = list(g.weight_names) if g.edge_weights is not None else []
+    if weight is None:
+        if g.edge_weights is None:
+            return props.edge_values(g, 1, fill=1.0)
+        if g.edge_weights.shape[1] != 1:
+            raise ValueError(f"weight: the graph has {g.edge_weights.shape[1]} weight columns "
+                             f"{names}; pass weight=<one of them>")
+        j = 0
+    elif not isinstance(weight, str) or weight not in names:
+        have = f"its weight columns are {names}" if names else "it has no weights (build it "             "with weight=<column>, or leave sssp's weight=None for 1.0 per edge)"
+        raise ValueError(f"weight={weight!r} is not a weight column of the graph; {have}")
+    else:
+        j = names.index(weight)
+    column = device.xp.ascontiguousarray(g.edge_weights[:, j], dtype=np.float32)
+    name = names[j] if names else str(j)
     for bad, what in ((~device.xp.isfinite(column), "NaN or infinite"), (column < 0, "negative")):
         where = device.xp.flatnonzero(bad)
         if where.size:
             raise ValueError(f"g: sssp needs finite, non-negative edge weights, but weight "
                              f"column {name!r} has {what} values on {g._describe_edges(where)}")
-    return weight
+    return column.reshape(-1, 1)
 
 
-def sssp(g, source=None, sources=None, *, delta=None, direction=None, pull_fraction=0.3,
-         filter="jit", threshold=64, fused=True, feature_aware=True, block_size=None,
+@algorithm(
+    "sssp", summary="shortest-path distances (delta-stepping) from one source or k at once",
+    weights="used",
+    inputs=(Input("source", "vertex", required=False, help="one start vertex"),
+            Input("sources", "vertices", required=False, help="k start vertices at once")),
+    columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
+    options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
+                 feature_aware=None, block_size=None),
+    defaults=dict(fused=True), iterative=True)
+def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
          return_info=False):
     """Shortest-path distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or
     from each of ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original
     ids, by delta-stepping.
 
-    Weights are column 0 of ``g.edge_weights`` (1.0 per edge for an unweighted graph) and must
-    be finite and non-negative.  Distances are float32; an unreachable vertex gets ``inf``
-    (ALGORITHMS.md item 10; cuGraph writes float32 max) and predecessor -1, as does the source.
+    Parameters
+    ----------
+    g : Graph
+    source : vertex id, optional
+        The start vertex.
+    sources : list of vertex ids, optional
+        k start vertices run at once, one distance column each.
+    delta : float, optional
+        The bucket width (a positive finite number); ``None`` picks
+        ``256 * mean weight / mean out-degree`` (Davidson et al. 2014's rule, whose constant is
+        32, with fewer and larger buckets).  The result does not depend on delta, only the
+        number of rounds does.
+    weight : str, optional
+        The weight column to use; ``None``: the graph's weight column when it has one (1.0 per
+        edge when it has none).  Weights must be finite and non-negative.
+    execution : Execution, optional
+        How to run (also as keywords): ``direction`` (None: push from one source, "auto" for
+        k sources), ``pull_fraction``, ``filter``, ``threshold``, ``fused`` (True),
+        ``feature_aware`` (the k-source run), ``block_size``.
+    return_info : bool
+        Also return a RunInfo: rounds run (``iterations``), the ``buckets`` visited and the
+        ``delta`` used.
+
+    Distances are float32; an unreachable vertex gets ``inf`` (cuGraph writes float32 max).
     Predecessors form a tree of tight edges rooted at the source, zero-weight cycles included
-    (a bfs over the tight edges picks them).  ``delta`` is the bucket width (a
-    positive finite number); ``None`` picks ``256 * mean weight / mean out-degree`` (Davidson et
-    al. 2014's rule, whose constant is 32, with fewer and larger buckets: measured faster).  The
-    result does not depend on delta, only the number of rounds does.
-    ``direction`` and ``pull_fraction`` choose push or pull per round as in :func:`bfs`;
-    ``None`` (the default) pushes from one source (on rmat scale 22, 43.7 against 58.9 ms for
-    ``"auto"``, whose pull rounds cost more than they save) and is ``"auto"`` for k sources.
-    One source runs each bucket to its fixpoint on :func:`onyx_rapids.acc` (``filter``,
-    ``threshold`` and ``fused`` as in :func:`bfs`; ``active`` is "below the bucket's end", so
-    vertices pushed past it wait for their bucket); k sources run as one k-feature property
-    through ``edgemap`` (``feature_aware``).
-    ``return_info=True`` also returns the rounds run (``iterations``), the ``buckets`` visited
-    and the ``delta`` used.
+    (a bfs over the tight edges picks them).
+    One source runs each bucket to its fixpoint on :func:`onyx_rapids.acc` (``active`` is
+    "below the bucket's end", so vertices pushed past it wait for their bucket); k sources run
+    as one k-feature property through ``edgemap``.
 
     Example::
 
@@ -150,12 +181,14 @@ def sssp(g, source=None, sources=None, *, delta=None, direction=None, pull_fract
         >>> df.loc[df["vertex"] == 3, "distance"].item()  # doctest: +SKIP
         2.5
     """
+    direction, pull_fraction = execution.direction, execution.pull_fraction
+    filter, threshold, fused = execution.filter, execution.threshold, execution.fused
+    feature_aware, block_size = execution.feature_aware, execution.block_size
     if direction is None:
         direction = "push" if sources is None else "auto"
-    check_traversal_options(direction, pull_fraction)
     delta = _check_delta(delta)
     starts = traversal_starts(g, source, sources)
-    weight = _edge_weights(g)
+    weight = _edge_weights(g, weight)
     if delta is None:
         delta = default_delta(g, weight[:, 0])
 
@@ -172,21 +205,21 @@ def sssp(g, source=None, sources=None, *, delta=None, direction=None, pull_fract
         _one_source(g, distance[:, 0], weight, delta, info, dict(
             direction=direction, pull_fraction=pull_fraction, filter=filter,
             threshold=threshold, fused=fused, block_size=block_size))
-    threshold = -math.inf
+    bound = -math.inf
     while sources is not None:
         pending = distance < offered
         key = xp.where(pending, distance, UNREACHED).min(axis=1).astype(np.float64)
         waiting = pending.any(axis=1)
         if not bool(waiting.any()):
             break
-        near = key < threshold
+        near = key < bound
         if not bool(near.any()):  # next non-empty bucket: the one of the smallest waiting key
             low = float(key[waiting].min())
-            threshold = (math.floor(low / delta) + 1) * delta
-            if not threshold > low:  # rounding at extreme delta: still take the smallest
-                threshold = float(np.nextafter(low, np.inf))
+            bound = (math.floor(low / delta) + 1) * delta
+            if not bound > low:  # rounding at extreme delta: still take the smallest
+                bound = float(np.nextafter(low, np.inf))
             info.variant["buckets"] += 1
-            near = key < threshold
+            near = key < bound
         offered[near] = distance[near]
         active = frontier.from_mask(near)
         info.iterations += 1
