@@ -84,8 +84,61 @@ def is_simulator() -> bool:
     return BACKEND == "simulator"
 
 
-def asarray(a, dtype=None):
-    """``a`` as an array of this backend (CuPy on the GPU, NumPy under the simulator)."""
+def _dataframe_library(a) -> str | None:
+    """'pandas' or 'cudf' for their Series, DataFrames and Indexes, else None."""
+    top = type(a).__module__.split(".")[0]
+    if top in ("pandas", "cudf") and hasattr(a, "to_numpy") and hasattr(a, "isna"):
+        return top
+    return None
+
+
+def _frame_values(a, dtype, name: str, library: str):
+    """The values of a pandas/cuDF Series, DataFrame or Index as a NumPy (or, for cuDF on the
+    GPU, CuPy) array, by position. Nulls are refused by name (pandas 3 would turn a nullable
+    integer NA into NaN silently); so are non-numeric values."""
+    what = f"{name} (a {library} {type(a).__name__})"
+    dtypes = list(a.dtypes) if hasattr(a, "columns") else [a.dtype]
+    if library == "cudf" or any(not isinstance(d, np.dtype) for d in dtypes):
+        mask = a.isna()
+        mask = getattr(mask, "values", mask)  # pandas/cuDF objects -> NumPy/CuPy booleans
+        nulls = int(mask.sum())
+        if nulls:
+            raise ValueError(f"{what}: {nulls} null value(s); drop or fill them (e.g. .fillna) "
+                             "before passing it")
+    if library == "cudf" and BACKEND == "gpu":
+        values = a.values  # CuPy, no host copy
+        return values if dtype is None else values.astype(dtype, copy=False)
+    try:
+        out = a.to_numpy() if dtype is None else a.to_numpy(dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{what} could not be read as a numeric array ({e}); convert it, e.g. "
+                        "with pandas.to_numeric") from e
+    if out.dtype == object:
+        try:
+            out = np.asarray(out.tolist())
+        except (TypeError, ValueError):
+            pass
+        if out.dtype.kind not in "biuf":
+            raise TypeError(f"{what} holds non-numeric values (dtype {out.dtype}); convert it, "
+                            "e.g. with pandas.to_numeric")
+    return out
+
+
+def asarray(a, dtype=None, name: str = "array"):
+    """``a`` as an array of this backend (CuPy on the GPU, NumPy under the simulator).
+
+    pandas and cuDF Series, DataFrames and Indexes are read by position (their ``.to_numpy()``
+    values, the index ignored; align them by vertex id first, see
+    :meth:`onyx_rapids.graph.Graph.vertex_property`). Nulls in them raise ValueError naming
+    ``name``, non-numeric values TypeError.
+
+    >>> import pandas as pd
+    >>> asarray(pd.Series([3, 1]), name="sources").tolist()  # doctest: +SKIP
+    [3, 1]
+    """
+    library = _dataframe_library(a)
+    if library is not None:
+        a = _frame_values(a, dtype, name, library)
     if BACKEND == "gpu":
         return xp.asarray(a, dtype=dtype)
     if hasattr(a, "get") and not isinstance(a, np.ndarray):  # a CuPy array on a sim run
@@ -93,10 +146,16 @@ def asarray(a, dtype=None):
     return np.asarray(a, dtype=dtype)
 
 
-def to_host(a) -> np.ndarray:
-    """A NumPy copy (or view) of a backend array."""
+def to_host(a, name: str = "array") -> np.ndarray:
+    """A NumPy copy (or view) of a backend array; pandas and cuDF objects give their values by
+    position (as in :func:`asarray`)."""
     if isinstance(a, np.ndarray):
         return a
+    library = _dataframe_library(a)
+    if library is not None:
+        a = _frame_values(a, None, name, library)
+        if isinstance(a, np.ndarray):
+            return a
     if hasattr(a, "get"):
         return a.get()
     if hasattr(a, "copy_to_host"):

@@ -1,24 +1,37 @@
-"""Graph: a directed multigraph held as CSR (out-edges) and CSC (in-edges) on the device.
+"""Graph: a directed graph held as CSR (out-edges) and CSC (in-edges) on the device.
 
 A :class:`Graph` is built once, by one of its ``from_*`` constructors, from backend arrays alone
-(:data:`onyx_rapids.device.xp`: CuPy on a GPU, NumPy under the simulator): renumbering, sorting
-and the offset scans are whole-array operations, never Python loops over edges. Everything that
-knows DataFrames, Parquet, SciPy or cuGraph lives in :mod:`onyx_rapids.io`; the constructors
-here call into it and then hand plain id arrays to :meth:`Graph._from_ids`.
+(:data:`onyx_rapids.device.xp`: CuPy on a GPU, NumPy under the simulator): renumbering, sorting,
+merging parallel edges and the offset scans are whole-array operations, never Python loops over
+edges. Everything that knows DataFrames, Parquet, SciPy or cuGraph lives in
+:mod:`onyx_rapids.io`; the constructors here call into it and then hand plain id arrays to
+:meth:`Graph._from_ids`.
+
+Simple graphs by default, as cuGraph's ``Graph`` and NetworkX's ``Graph``/``DiGraph``: parallel
+edges are merged into one that keeps the weights of the FIRST occurrence in input row order,
+each self-loop is kept once, and an undirected edge listed as u-v and v-u (or twice) is one edge,
+stored as u->v and v->u. ``multigraph=True`` keeps every input row as an edge (``g.multigraph``
+says which).
 
 Layout (``index_dtype`` is int32 while n and m fit in int32, int64 beyond):
 
-* ``vertices`` (n, int64): original ids in internal order, which is ascending id order;
+* ``vertices`` (n, int64): original ids in internal order, which is ascending id order (for a
+  bipartite graph: the left side ascending, then the right side ascending; see ``sides``);
 * ``out_offsets`` (n+1) / ``out_indices`` (m): CSR, edges sorted by (source, destination),
-  stable among parallel edges; self-loops and parallel edges are kept;
+  stable among parallel edges (only a multigraph has them);
 * ``in_offsets`` (n+1) / ``in_indices`` (m, the source) / ``in_edge_ids`` (m): CSC, entries
   sorted by (destination, source, CSR position); ``in_edge_ids`` is the CSR position of each CSC
   entry, so edge properties stored in CSR order can be read in pull mode;
 * ``out_degree`` / ``in_degree`` (n, int32);
 * ``edge_weights`` (m, w) float32 in CSR order, or None; ``weight_names`` (w names);
 * ``reverse_edge`` (m): the CSR position of each edge's reverse. An undirected graph stores every
-  input edge u-v as u->v and v->u (a self-loop once) and pairs the two copies; a directed graph
-  computes the pairing on first use, and fails if some edge has no reverse.
+  edge u-v as u->v and v->u (a self-loop once) and pairs the two copies; a directed graph
+  computes the pairing on first use, and fails if some edge has no reverse;
+* ``multigraph`` (bool); ``sides`` (n, int8: 0 left, 1 right) and ``side_names`` for a graph
+  from :meth:`Graph.from_bipartite`, else None.
+
+Data derived from a graph (reverse edges, the simple undirected view, kernels' work lists) lives
+in one cache, :meth:`Graph.cached`; a Graph is never modified after it is built.
 """
 
 from __future__ import annotations
@@ -58,10 +71,11 @@ def _bincount(values, n: int):
 
 
 class Graph:
-    """A directed multigraph in CSR and CSC form on the device; see the module docstring.
+    """A directed (or undirected, stored both ways) graph in CSR and CSC form on the device.
 
-    Build one with :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr` or
-    :meth:`from_cugraph`; the initializer only gathers finished buffers.
+    Simple by default (``multigraph=False``); see the module docstring. Build one with
+    :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph` or
+    :meth:`from_bipartite`; the initializer only gathers finished buffers.
     """
 
     def __init__(
@@ -79,11 +93,15 @@ class Graph:
         weight_names=(),
         directed: bool = True,
         reverse_edge=None,
+        multigraph: bool = False,
+        sides=None,
+        side_names=None,
     ):
         self.vertices = vertices
         self.n = int(vertices.shape[0])
         self.m = int(out_indices.shape[0])
         self.directed = bool(directed)
+        self.multigraph = bool(multigraph)
         self.index_dtype = np.dtype(out_indices.dtype)
         self.out_offsets = out_offsets
         self.out_indices = out_indices
@@ -94,8 +112,13 @@ class Graph:
         self.in_degree = in_degree
         self.edge_weights = edge_weights
         self.weight_names = list(weight_names)
+        self.sides = sides
+        self.side_names = None if side_names is None else tuple(side_names)
+        self._left_count = self.n if sides is None else int((sides == 0).sum())
+        # Reverse pairing fixed at construction (an undirected edge's two copies); not derived
+        # data, so clear_cache() keeps it.
         self._reverse_edge = reverse_edge
-        self._edge_sources = None
+        self._cache: dict = {}
 
     # ------------------------------------------------------------------ constructors
 
@@ -108,29 +131,52 @@ class Graph:
         weight=None,
         directed: bool = True,
         vertices=None,
+        multigraph: bool = False,
     ) -> "Graph":
         """A graph from an edge frame: a pandas or cuDF DataFrame, or a pyarrow Table.
 
-        ``source`` and ``destination`` name integer vertex-id columns (any integer dtype,
-        negative and int64 ids allowed); ids are renumbered to 0..n-1 in ascending order.
-        ``weight`` is None, a column name, or a list of names (one float32 weight column each,
-        in ``edge_weights[:, j]``). ``directed=False`` stores each edge u-v in both directions.
-        ``vertices`` adds ids that may have no edges (isolated vertices).
+        Parameters
+        ----------
+        df : pandas.DataFrame, cudf.DataFrame or pyarrow.Table
+            One row per edge.
+        source, destination : str
+            Integer vertex-id columns (any integer dtype, negative and int64 ids allowed); ids
+            are renumbered to 0..n-1 in ascending order.
+        weight : None, str or list of str
+            Weight column(s), one float32 column each in ``edge_weights[:, j]``.
+        directed : bool
+            False stores each edge u-v in both directions (u->v and v->u).
+        vertices : array-like of int, optional
+            Ids that may have no edges (isolated vertices).
+        multigraph : bool
+            False (the default, as cuGraph's ``Graph``): rows with the same (source,
+            destination) -- for ``directed=False`` the same unordered pair, in either order --
+            are one edge, which keeps the weights of the first such row; a self-loop is kept
+            once. True keeps every row as an edge.
 
+        Examples
+        --------
         >>> import pandas as pd
-        >>> df = pd.DataFrame({"src": [10, 10, -3], "dst": [-3, 7, 7], "w": [0.5, 1.0, 2.0]})
+        >>> df = pd.DataFrame({"src": [10, 10, -3, 10], "dst": [-3, 7, 7, 7],
+        ...                    "w": [0.5, 1.0, 2.0, 9.0]})
         >>> g = Graph.from_edgelist(df, weight="w", vertices=[99])
         >>> g.n, g.m, device.to_host(g.vertices).tolist()
         (4, 3, [-3, 7, 10, 99])
         >>> device.to_host(g.out_offsets).tolist(), device.to_host(g.out_indices).tolist()
         ([0, 1, 1, 3, 3], [1, 0, 1])
+        >>> device.to_host(g.edge_weights[:, 0]).tolist()  # 10->7 keeps its first weight
+        [2.0, 0.5, 1.0]
+        >>> Graph.from_edgelist(df, multigraph=True).m
+        4
         """
         from . import io
 
-        directed = _check_directed(directed)
+        directed = _check_flag(directed, "directed")
+        multigraph = _check_flag(multigraph, "multigraph")
         src, dst, weights, names = io.read_edgelist(df, source, destination, weight)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-        return cls._from_ids(src, dst, weights, names, directed=directed, extra_vertices=extra)
+        return cls._from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
+                             extra_vertices=extra)
 
     @classmethod
     def from_parquet(
@@ -141,25 +187,30 @@ class Graph:
         weight=None,
         directed: bool = True,
         vertices=None,
+        multigraph: bool = False,
     ) -> "Graph":
         """A graph from a Parquet file (or a directory of them), reading only the named columns.
 
         Uses ``cudf.read_parquet`` on a GPU with cuDF installed, ``pyarrow.parquet`` otherwise;
-        the arguments mean what they mean in :meth:`from_edgelist`.
+        the arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
+        ``multigraph=True``).
 
         >>> g = Graph.from_parquet("edges.parquet", source="u", destination="v",
         ...                        weight="rating", directed=False)  # doctest: +SKIP
         """
         from . import io
 
-        directed = _check_directed(directed)
+        directed = _check_flag(directed, "directed")
+        multigraph = _check_flag(multigraph, "multigraph")
         table = io.read_parquet_edges(path, source, destination, weight)
         src, dst, weights, names = io.read_edgelist(table, source, destination, weight)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-        return cls._from_ids(src, dst, weights, names, directed=directed, extra_vertices=extra)
+        return cls._from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
+                             extra_vertices=extra)
 
     @classmethod
-    def from_csr(cls, offsets, indices=None, weights=None, directed: bool = True) -> "Graph":
+    def from_csr(cls, offsets, indices=None, weights=None, directed: bool = True,
+                 multigraph: bool = False) -> "Graph":
         """A graph on vertices 0..n-1 from CSR arrays (NumPy or CuPy) or a SciPy sparse matrix.
 
         ``offsets`` (n+1) and ``indices`` (m) are validated (offsets[0] == 0, non-decreasing,
@@ -168,7 +219,8 @@ class Graph:
         CuPy) sparse matrix may be passed as ``offsets`` alone: its stored values become the
         weight column ``"weight"`` unless ``weights=False`` (or other weights are given).
         ``directed=False`` expects the symmetric structure of an undirected graph (each u->v
-        has a v->u of the same weight) and stores it as given.
+        has a v->u of the same weight) and stores it as given. Repeated (row, column) entries
+        are one edge keeping the first entry's weights, unless ``multigraph=True``.
 
         >>> import numpy as np
         >>> g = Graph.from_csr(np.array([0, 2, 3, 3]), np.array([2, 1, 0]))
@@ -181,25 +233,25 @@ class Graph:
         """
         from . import io
 
-        directed = _check_directed(directed)
+        directed = _check_flag(directed, "directed")
+        multigraph = _check_flag(multigraph, "multigraph")
         offsets, indices, weights, names = io.read_csr(offsets, indices, weights)
         n = int(offsets.shape[0]) - 1
         m = int(indices.shape[0])
         src = xp.searchsorted(offsets, xp.arange(m, dtype=np.int64), side="right") - 1
         vertices = xp.arange(n, dtype=np.int64)
-        return cls._assemble(
-            vertices, src.astype(np.int64), indices.astype(np.int64), weights, names,
-            directed=directed, symmetric_input=not directed,
-        )
+        return cls._build(vertices, src.astype(np.int64), indices.astype(np.int64), weights,
+                          names, directed=directed, multigraph=multigraph,
+                          symmetric_input=not directed)
 
     @classmethod
-    def from_cugraph(cls, G) -> "Graph":
+    def from_cugraph(cls, G, multigraph: bool = False) -> "Graph":
         """A graph from a single-GPU ``cugraph.Graph``, on the device with no host round trip.
 
         Reads the edge list ``G`` keeps in original ids (``G.view_edge_list()``, a device
         frame) and its vertex list (isolated vertices included); undirected edges are stored
-        both ways as in :meth:`from_edgelist`. cuGraph drops parallel edges unless ``G`` is a
-        ``cugraph.MultiGraph``.
+        both ways as in :meth:`from_edgelist`. cuGraph's ``Graph`` has no parallel edges; pass
+        ``multigraph=True`` to keep those of a ``cugraph.MultiGraph`` (else they are merged).
 
         >>> import cudf, cugraph  # doctest: +SKIP
         >>> G = cugraph.Graph(directed=True)  # doctest: +SKIP
@@ -210,23 +262,100 @@ class Graph:
         """
         from . import io
 
+        multigraph = _check_flag(multigraph, "multigraph")
         src, dst, weights, names, directed, extra = io.read_cugraph(G)
-        return cls._from_ids(src, dst, weights, names, directed=directed, extra_vertices=extra)
+        return cls._from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
+                             extra_vertices=extra)
+
+    @classmethod
+    def from_bipartite(cls, df, left, right, weight=None, multigraph: bool = False) -> "Graph":
+        """An undirected bipartite graph (users and items, say) whose two sides have separate
+        id namespaces: user 5 and item 5 are two vertices.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame, cudf.DataFrame or pyarrow.Table
+            One row per edge (a rating, say).
+        left, right : str
+            The integer id columns of the two sides; their names become ``g.side_names``.
+        weight : None, str or list of str
+            Weight column(s), as in :meth:`from_edgelist`.
+        multigraph : bool
+            False (the default): rows with the same (left, right) pair are one edge, keeping
+            the first row's weights. True keeps every row.
+
+        Returns
+        -------
+        Graph
+            Undirected; internal order is the left ids ascending, then the right ids
+            ascending. ``g.vertices`` holds the original ids (an id may occur once per side),
+            ``g.sides`` is 0 (left) or 1 (right) per vertex. Look ids up with
+            ``g.to_internal(ids, side="user")``; :func:`onyx_rapids.io.to_frame` gives
+            ``side`` and ``vertex`` columns, and per-vertex input frames are keyed by both.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> ratings = pd.DataFrame({"user": [5, 5, 7], "item": [5, 8, 5],
+        ...                         "stars": [4.0, 2.0, 5.0]})
+        >>> g = Graph.from_bipartite(ratings, "user", "item", weight="stars")
+        >>> g.n, g.m, device.to_host(g.vertices).tolist(), device.to_host(g.sides).tolist()
+        (4, 6, [5, 7, 5, 8], [0, 0, 1, 1])
+        >>> g.to_internal(5, side="item")
+        2
+        """
+        from . import io
+
+        multigraph = _check_flag(multigraph, "multigraph")
+        io.check_column_name(left, "left")
+        io.check_column_name(right, "right")
+        if left == right:
+            raise ValueError(f"left and right name the same column {left!r}; pass the two id "
+                             "columns of the two sides (e.g. left='user', right='item')")
+        lids, rids, weights, names = io.read_edgelist(df, left, right, weight,
+                                                      arg_names=("left", "right"))
+        left_ids = xp.unique(lids)
+        right_ids = xp.unique(rids)
+        nl, nr = int(left_ids.shape[0]), int(right_ids.shape[0])
+        src = xp.searchsorted(left_ids, lids).astype(np.int64)
+        dst = (xp.searchsorted(right_ids, rids) + nl).astype(np.int64)
+        sides = xp.concatenate([xp.zeros(nl, dtype=np.int8), xp.ones(nr, dtype=np.int8)])
+        return cls._build(xp.concatenate([left_ids, right_ids]), src, dst, weights, names,
+                          directed=False, multigraph=multigraph, sides=sides,
+                          side_names=(left, right))
 
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def _from_ids(cls, src_ids, dst_ids, weights, weight_names, *, directed,
-                  extra_vertices=None, symmetric_input=False) -> "Graph":
-        """Renumber original int64 ids, symmetrize an undirected edge list, then assemble."""
+    def _from_ids(cls, src_ids, dst_ids, weights, weight_names, *, directed, multigraph,
+                  extra_vertices=None) -> "Graph":
+        """Renumber original int64 ids to 0..n-1 (ascending), then :meth:`_build`."""
         parts = [src_ids, dst_ids]
         if extra_vertices is not None and extra_vertices.size:
             parts.append(extra_vertices.reshape(-1))
         vertices = xp.unique(xp.concatenate(parts))
         src = xp.searchsorted(vertices, src_ids).astype(np.int64)
         dst = xp.searchsorted(vertices, dst_ids).astype(np.int64)
+        return cls._build(vertices, src, dst, weights, weight_names, directed=directed,
+                          multigraph=multigraph)
+
+    @classmethod
+    def _build(cls, vertices, src, dst, weights, weight_names, *, directed, multigraph,
+               symmetric_input=False, sides=None, side_names=None,
+               distinct=False) -> "Graph":
+        """From internal int64 (src, dst): merge parallel edges unless ``multigraph`` (or the
+        caller says they are ``distinct``), store an undirected edge list both ways (unless it
+        is a ``symmetric_input`` that already is), then :meth:`_assemble`."""
+        n = int(vertices.shape[0])
+        undirected_list = not directed and not symmetric_input
+        if not multigraph and not distinct:
+            keep = _first_occurrences(src, dst, n, unordered=undirected_list)
+            if keep is not None:
+                src, dst = src[keep], dst[keep]
+                if weights is not None:
+                    weights = weights[keep]
         twins = None
-        if not directed and not symmetric_input:
+        if undirected_list:
             # Each non-loop edge gets a reversed copy; twins[e] is the pre-sort position of the
             # copy paired with e, so reverse_edge pairs an edge with its own copy.
             m0 = int(src.shape[0])
@@ -238,11 +367,13 @@ class Graph:
             if weights is not None:
                 weights = xp.concatenate([weights, weights[nonloop]])
         return cls._assemble(vertices, src, dst, weights, weight_names, directed=directed,
-                             twins=twins, symmetric_input=symmetric_input and not directed)
+                             multigraph=multigraph, twins=twins,
+                             symmetric_input=symmetric_input and not directed, sides=sides,
+                             side_names=side_names)
 
     @classmethod
-    def _assemble(cls, vertices, src, dst, weights, weight_names, *, directed, twins=None,
-                  symmetric_input=False) -> "Graph":
+    def _assemble(cls, vertices, src, dst, weights, weight_names, *, directed, multigraph,
+                  twins=None, symmetric_input=False, sides=None, side_names=None) -> "Graph":
         """Sort internal (src, dst) pairs into CSR and CSC; ``twins`` pairs reverse copies."""
         n = int(vertices.shape[0])
         m = int(src.shape[0])
@@ -274,8 +405,11 @@ class Graph:
             weight_names=weight_names,
             directed=directed,
             reverse_edge=reverse,
+            multigraph=multigraph,
+            sides=sides,
+            side_names=side_names,
         )
-        g._edge_sources = src_sorted.astype(itype)
+        g._cache["edge_sources"] = src_sorted.astype(itype)
         if symmetric_input:
             reverse, missing = g._pair_reverse_edges()
             if missing is not None:
@@ -295,36 +429,83 @@ class Graph:
             g._reverse_edge = reverse
         return g
 
-    # ------------------------------------------------------------------ derived arrays
+    # ------------------------------------------------------------------ derived data
+
+    def cached(self, key, build):
+        """The value stored under ``key``, built by ``build()`` on first use.
+
+        The one home of data derived from this graph (work lists, transposed views, validated
+        weight columns): a Graph never changes after it is built, so a value stays valid for
+        the graph's lifetime, and it goes away with the graph. Keys are any hashable value;
+        prefix them with the module that builds them (``("pagerank", "work")``) so that two
+        modules never collide. ``build`` raising stores nothing.
+
+        Parameters
+        ----------
+        key : hashable
+            Where the value lives.
+        build : callable
+            Called with no arguments when ``key`` holds nothing yet.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 3]}))
+        >>> work = g.cached(("mymodule", "work"), dict)
+        >>> work is g.cached(("mymodule", "work"), dict)
+        True
+        >>> g.clear_cache()
+        >>> work is g.cached(("mymodule", "work"), dict)
+        False
+        """
+        try:
+            return self._cache[key]
+        except KeyError:
+            pass
+        except TypeError:
+            raise TypeError(f"key must be hashable (a str or a tuple of them), got "
+                            f"{type(key).__name__} {key!r}") from None
+        value = build()
+        self._cache[key] = value
+        return value
+
+    def clear_cache(self) -> None:
+        """Drop every value that :meth:`cached` holds (they are rebuilt on next use), to free
+        device memory; the graph itself is unchanged."""
+        self._cache.clear()
 
     def simple_undirected(self) -> "Graph":
         """The simple undirected view: directions dropped, parallel edges merged, self-loops
-        removed, every vertex kept (the graph of APPNP's A and of core numbers). Cached.
+        removed, every vertex kept in the same internal order (the graph of APPNP's A and of
+        core numbers); ``sides`` carry over. Cached.
 
+        >>> import pandas as pd
         >>> Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 2], "dst": [2, 1, 2]})
-        ...                     ).simple_undirected().m   # doctest: +SKIP
+        ...                     ).simple_undirected().m
         2
         """
-        if getattr(self, "_simple", None) is None:
+        def build():
             src = self.edge_sources.astype(np.int64)
             dst = self.out_indices.astype(np.int64)
             keep = src != dst
             low = xp.minimum(src[keep], dst[keep])
             high = xp.maximum(src[keep], dst[keep])
             pairs = xp.unique(low * self.n + high)
-            low, high = pairs // self.n, pairs % self.n
-            self._simple = Graph._from_ids(self.vertices[low], self.vertices[high], None, [],
-                                           directed=False, extra_vertices=self.vertices)
-        return self._simple
+            return Graph._build(self.vertices, pairs // self.n, pairs % self.n, None, [],
+                                directed=False, multigraph=False, sides=self.sides,
+                                side_names=self.side_names, distinct=True)
+
+        return self.cached("simple_undirected", build)
 
     @property
     def edge_sources(self):
         """The internal source vertex of each edge, in CSR order (m,)."""
-        if self._edge_sources is None:
+        def build():
             positions = xp.arange(self.m, dtype=np.int64)
             rows = xp.searchsorted(self.out_offsets, positions, side="right") - 1
-            self._edge_sources = rows.astype(self.index_dtype)
-        return self._edge_sources
+            return rows.astype(self.index_dtype)
+
+        return self.cached("edge_sources", build)
 
     @property
     def reverse_edge(self):
@@ -337,15 +518,19 @@ class Graph:
         Parallel edges pair up one to one in CSR order (the k-th u->v with the k-th v->u); a
         self-loop is its own reverse. Raises ValueError naming edges that have no reverse.
         """
-        if self._reverse_edge is None:
+        if self._reverse_edge is not None:
+            return self._reverse_edge
+
+        def build():
             reverse, missing = self._pair_reverse_edges()
             if missing is not None:
                 raise ValueError(
                     f"reverse_edge_index: {self._describe_edges(missing)} have no reverse edge; "
                     "build the graph with directed=False, or add the reverse edges"
                 )
-            self._reverse_edge = reverse
-        return self._reverse_edge
+            return reverse
+
+        return self.cached("reverse_edge", build)
 
     def _pair_reverse_edges(self):
         """(reverse, None) when every edge has a partner, else (None, positions without one)."""
@@ -366,31 +551,100 @@ class Graph:
         """'3 edges (a->b, ...)' in original ids, for error messages."""
         total = int(positions.shape[0])
         shown = positions[:_SHOW]
-        u = device.to_host(self.vertices[self.edge_sources[shown]]).tolist()
-        v = device.to_host(self.vertices[self.out_indices[shown]]).tolist()
+        u = self.describe_vertices(self.edge_sources[shown])
+        v = self.describe_vertices(self.out_indices[shown])
         pairs = [f"{a}->{b}" for a, b in zip(u, v)]
         return f"{total} edge{'s' if total != 1 else ''} ({_listing(pairs, total)})"
 
+    def describe_vertices(self, internal) -> list:
+        """Original ids of internal vertices as strings for messages: ``'5'``, or for a
+        bipartite graph ``'user 5'`` (side name, id)."""
+        internal = device.to_host(internal).astype(np.int64).reshape(-1)
+        ids = device.to_host(self.vertices)[internal].tolist()
+        if self.sides is None:
+            return [str(i) for i in ids]
+        sides = device.to_host(self.sides)[internal].tolist()
+        return [f"{self.side_names[s]} {i}" for s, i in zip(sides, ids)]
+
     # ------------------------------------------------------------------ lookups and properties
 
-    def to_internal(self, ids):
+    def side_code(self, side, arg: str = "side"):
+        """0 (left) or 1 (right) for a side of a bipartite graph, given by its name (e.g.
+        ``"user"``), ``"left"``/``"right"`` or 0/1; None for a non-bipartite graph given None.
+
+        Raises ValueError naming ``arg`` when a bipartite graph gets no side, a non-bipartite
+        graph gets one, or the side is unknown."""
+        if self.sides is None:
+            if side is None:
+                return None
+            raise ValueError(f"{arg}={side!r}: sides exist only in bipartite graphs (built with "
+                             "Graph.from_bipartite); drop it")
+        left, right = self.side_names
+        choices = (f"{left!r} or {right!r} (or 'left'/'right', 0/1)")
+        if side is None:
+            raise ValueError(f"{arg}: this graph is bipartite, and an id may name a vertex on "
+                             f"each side; pass {arg}={choices}")
+        if isinstance(side, (int, np.integer)) and not isinstance(side, (bool, np.bool_)):
+            if int(side) in (0, 1):
+                return int(side)
+        elif isinstance(side, str):
+            for code, label in ((0, left), (1, right), (0, "left"), (1, "right")):
+                if side == label:
+                    return code
+        raise ValueError(f"{arg}={side!r} is not a side of this graph; pass {arg}={choices}")
+
+    def _locate(self, ids, side=None):
+        """(internal positions, found mask) of int64 ``ids``; ``side`` (bipartite graphs only)
+        is 0/1 or an array of them, one per id."""
+        n, nl = self.n, self._left_count
+        if self.sides is None:
+            pos = xp.searchsorted(self.vertices, ids)
+            limit = n
+        else:
+            left = xp.searchsorted(self.vertices[:nl], ids)
+            right = xp.searchsorted(self.vertices[nl:], ids) + nl
+            if isinstance(side, (int, np.integer)):
+                pos, limit = (left, nl) if side == 0 else (right, n)
+            else:
+                pos = xp.where(side == 0, left, right)
+                limit = xp.where(side == 0, nl, n)
+        found = (pos < limit) & (self.vertices[xp.minimum(pos, max(n - 1, 0))] == ids)
+        return pos, found
+
+    def to_internal(self, ids, side=None):
         """Internal indices (``index_dtype``) of original vertex ids; a scalar gives an int.
 
+        Parameters
+        ----------
+        ids : int, list, NumPy/CuPy array, pandas/cuDF Series or Index
+            Original vertex ids.
+        side : str or int, optional
+            Required for a bipartite graph (:meth:`from_bipartite`), where an id may name a
+            vertex on each side: the side's name (``"user"``), ``"left"``/``"right"`` or 0/1.
+
         Raises TypeError for non-integer ids and ValueError naming ids not in the graph.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}))
+        >>> g.to_internal(20), device.to_host(g.to_internal(pd.Series([30, 10]))).tolist()
+        (1, [2, 0])
         """
         from . import io
 
+        code = self.side_code(side, "side")
         arr = io.read_vertex_ids(ids, "ids")
         flat = arr.reshape(-1)
-        pos = xp.searchsorted(self.vertices, flat)
-        found = self.vertices[xp.minimum(pos, self.n - 1)] == flat
+        pos, found = self._locate(flat, code)
         if flat.shape[0] and not bool(found.all()):
             missing = device.to_host(flat[~found])
             missing = np.unique(missing)
+            where = "" if code is None else f" on side {self.side_names[code]!r}"
             raise ValueError(
                 f"ids: {missing.size} id{'s are' if missing.size != 1 else ' is'} not a vertex "
-                f"of this graph: {_listing(missing.tolist(), missing.size)}; pass ids from "
-                "Graph.vertices (or add them with vertices= when building the graph)"
+                f"of this graph{where}: {_listing(missing.tolist(), missing.size)}; pass ids "
+                "from Graph.vertices (or add them with vertices= when building the graph)"
             )
         pos = pos.astype(self.index_dtype)
         if arr.ndim == 0:
@@ -400,14 +654,31 @@ class Graph:
     def vertex_property(self, values, columns=None, name: str = "values"):
         """An n x k float32 C-contiguous array in internal vertex order.
 
-        ``values`` is a DataFrame (pandas, cuDF, pyarrow Table) with a ``vertex`` column listing
-        every vertex exactly once, whose other columns (or the given ``columns``, in order) are
-        the k features; or an array-like of n rows (1-D is n x 1) in ``vertices`` order.
-        ``name`` is the argument name that error messages use.
+        Parameters
+        ----------
+        values : DataFrame, Series or array-like
+            Aligned by vertex id, never by position, when it is a pandas/cuDF object: a
+            DataFrame (or pyarrow Table) with a ``vertex`` column is keyed by it (for a
+            bipartite graph by ``side`` and ``vertex``); a pandas/cuDF DataFrame without one,
+            or a Series, is keyed by its index (a (side, vertex) MultiIndex for a bipartite
+            graph). Every vertex needs exactly one row; ids not in the graph are refused. The
+            value columns are all but the keys (or ``columns``, in order). A NumPy/CuPy array
+            (or list) of n rows (1-D is n x 1) is positional, in :attr:`vertices` order.
+        columns : str or list of str, optional
+            Which frame columns are the features.
+        name : str
+            The argument name that error messages use.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}))
+        >>> device.to_host(g.vertex_property(pd.Series({30: 3.0, 10: 1.0, 20: 2.0}))).ravel()
+        array([1., 2., 3.], dtype=float32)
         """
         from . import io
 
-        if io.is_frame(values):
+        if io.is_frame(values) or io.is_series(values):
             return io.read_vertex_frame(self, values, columns=columns, name=name)
         if columns is not None:
             raise ValueError(
@@ -452,17 +723,120 @@ class Graph:
                              f"{self.weight_names}")
         return xp.ascontiguousarray(self.edge_weights[:, j])
 
+    def weights_for(self, weight=None, *, name: str, non_negative: bool = False,
+                    required: bool = False):
+        """The edge weights an algorithm uses, resolved and validated in one place.
+
+        Parameters
+        ----------
+        weight : None, str, True or False
+            None: the graph's weight column when it has exactly one (as cuGraph and NetworkX
+            do), no weights when it has none, and a ValueError listing the columns when it has
+            several. A str: that weight column. False: ignore the weights. True: like None, but
+            the graph must have weights.
+        name : str
+            The algorithm, for error messages.
+        non_negative : bool
+            Refuse negative (or NaN/infinite) weights, naming the column, how many edges and
+            examples (for algorithms whose math needs them non-negative).
+        required : bool
+            The algorithm cannot run unweighted: no weights (or ``weight=False``) is an error.
+
+        Returns
+        -------
+        array or None
+            A contiguous (m,) float32 array in CSR order (cached on the graph), or None for
+            "unweighted".
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 3],
+        ...                                       "w": [0.5, -1.0]}), weight="w")
+        >>> device.to_host(g.weights_for(None, name="pagerank")).tolist()
+        [0.5, -1.0]
+        >>> g.weights_for(False, name="pagerank") is None
+        True
+        >>> g.weights_for("w", name="sssp", non_negative=True)
+        Traceback (most recent call last):
+        ...
+        ValueError: sssp: weight column 'w' has 1 edge with a negative or non-finite weight (2->3 = -1); sssp needs non-negative weights: fix or drop those edges, or pass weight=False to ignore the weights
+        """
+        names = self.weight_names
+        if weight is False:
+            if required:
+                raise ValueError(f"{name}: weight=False, but {name} needs edge weights; pass "
+                                 f"weight=None or one of the graph's weight columns {names}")
+            return None
+        if weight is None or weight is True:
+            if not names:
+                if required or weight is True:
+                    raise ValueError(f"{name}: needs edge weights, but the graph has none; "
+                                     "build it with weight=<column>, e.g. "
+                                     "Graph.from_edgelist(df, weight='w')")
+                return None
+            if len(names) > 1:
+                raise ValueError(f"{name}: the graph has {len(names)} weight columns {names}; "
+                                 "pass weight= one of them (or weight=False to ignore weights)")
+            j = 0
+        elif isinstance(weight, str):
+            if weight not in names:
+                import difflib
+
+                close = difflib.get_close_matches(weight, names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise ValueError(f"{name}: weight={weight!r} is not a weight column of the graph "
+                                 f"(it has {names or 'none'}){hint} Pass weight= one of them, "
+                                 "or build the graph with weight=<column>")
+            j = names.index(weight)
+        else:
+            raise TypeError(f"{name}: weight must be None, False or a weight column name, got "
+                            f"{type(weight).__name__} {weight!r}")
+        w = self.cached(("weights_for", "column", j),
+                        lambda: xp.ascontiguousarray(self.edge_weights[:, j]))
+        if non_negative:
+            bad = self.cached(("weights_for", "negative", j), lambda: self._negative_edges(w))
+            if bad.shape[0]:
+                count = int(bad.shape[0])
+                shown = bad[:3]
+                ends = zip(self.describe_vertices(self.edge_sources[shown]),
+                           self.describe_vertices(self.out_indices[shown]),
+                           device.to_host(w[shown]).tolist())
+                examples = ", ".join(f"{u}->{v} = {x:g}" for u, v, x in ends)
+                more = ", ..." if count > 3 else ""
+                raise ValueError(
+                    f"{name}: weight column {names[j]!r} has {count} edge"
+                    f"{'s' if count != 1 else ''} with a negative or non-finite weight "
+                    f"({examples}{more}); {name} needs non-negative weights: fix or drop those "
+                    "edges, or pass weight=False to ignore the weights"
+                )
+        return w
+
+    def _negative_edges(self, w):
+        """CSR positions of edges whose weight is negative, NaN or infinite; an undirected
+        graph's edge counts once (its u <= v copy)."""
+        bad = ~(w >= 0) | ~xp.isfinite(w)
+        if not self.directed:
+            bad &= self.edge_sources <= self.out_indices
+        return xp.nonzero(bad)[0]
+
     # ------------------------------------------------------------------ descriptions
 
     def summary(self) -> dict:
         """Facts about the graph as plain Python values."""
         loops = int((self.edge_sources == self.out_indices).sum()) if self.m else 0
+        sides = None
+        if self.sides is not None:
+            sides = {self.side_names[0]: self._left_count,
+                     self.side_names[1]: self.n - self._left_count}
         return {
             "n": self.n,
             "m": self.m,
             "directed": self.directed,
+            "multigraph": self.multigraph,
             "weighted": self.edge_weights is not None,
             "weight_names": list(self.weight_names),
+            "sides": sides,
             "max_out_degree": int(self.out_degree.max()) if self.n else 0,
             "max_in_degree": int(self.in_degree.max()) if self.n else 0,
             "self_loops": loops,
@@ -472,13 +846,34 @@ class Graph:
 
     def __repr__(self) -> str:
         weights = f", weights={self.weight_names}" if self.weight_names else ""
+        sides = f", sides={self.side_names}" if self.side_names else ""
         return (
-            f"Graph(n={self.n}, m={self.m}, directed={self.directed}{weights}, "
+            f"Graph(n={self.n}, m={self.m}, directed={self.directed}, "
+            f"multigraph={self.multigraph}{weights}{sides}, "
             f"index_dtype={self.index_dtype}, backend={device.BACKEND})"
         )
 
 
-def _check_directed(directed) -> bool:
-    if not isinstance(directed, (bool, np.bool_)):
-        raise TypeError(f"directed must be True or False, got {directed!r}")
-    return bool(directed)
+def _first_occurrences(src, dst, n: int, *, unordered: bool):
+    """Ascending positions of the first row of each (src, dst) pair (each unordered pair when
+    ``unordered``), or None when every row is the first of its pair."""
+    m = int(src.shape[0])
+    if m < 2:
+        return None
+    if unordered:
+        keys = xp.minimum(src, dst) * n + xp.maximum(src, dst)
+    else:
+        keys = src * n + dst
+    order = xp.argsort(keys, kind="stable")  # stable: the first row of a pair leads its run
+    sorted_keys = keys[order]
+    first = xp.ones(m, dtype=bool)
+    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    if bool(first.all()):
+        return None
+    return xp.sort(order[first])
+
+
+def _check_flag(value, arg: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{arg} must be True or False, got {value!r}")
+    return bool(value)

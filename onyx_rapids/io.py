@@ -68,6 +68,20 @@ def is_frame(obj) -> bool:
     return _frame_kind(obj) is not None
 
 
+def _series_kind(obj) -> str | None:
+    """'pandas' or 'cudf' for their Series (subclasses too), else None."""
+    for cls in type(obj).__mro__:
+        top = cls.__module__.split(".")[0]
+        if cls.__name__ == "Series" and top in ("pandas", "cudf"):
+            return top
+    return None
+
+
+def is_series(obj) -> bool:
+    """True for pandas and cuDF Series."""
+    return _series_kind(obj) is not None
+
+
 def _require_frame(df, arg: str) -> str:
     kind = _frame_kind(df)
     if kind is None:
@@ -108,6 +122,11 @@ def _require_column(names: list, col, arg: str, where: str) -> None:
 def _check_name(col, arg: str) -> None:
     if isinstance(col, (list, tuple, set, dict)) or col is None:
         raise TypeError(f"{arg} must be a single column name, got {col!r}")
+
+
+def check_column_name(col, arg: str) -> None:
+    """TypeError naming ``arg`` unless ``col`` is one column name (not None, not a list)."""
+    _check_name(col, arg)
 
 
 def _weight_names(weight) -> list:
@@ -269,26 +288,30 @@ def _numeric_column(df, kind: str, col, arg: str, where: str):
 # ---------------------------------------------------------------------- edge lists
 
 
-def read_edgelist(df, source="src", destination="dst", weight=None):
+def read_edgelist(df, source="src", destination="dst", weight=None, *,
+                  arg_names=("source", "destination")):
     """Validate an edge frame; return (src int64, dst int64, weights (m, w) float32 | None, names).
 
     ``df`` is a pandas or cuDF DataFrame or a pyarrow Table; the ids are the original ones.
+    ``arg_names`` are the names error messages give the two id arguments (``("left",
+    "right")`` for :meth:`~onyx_rapids.graph.Graph.from_bipartite`).
     """
     kind = _require_frame(df, "df")
-    _check_name(source, "source")
-    _check_name(destination, "destination")
+    src_arg, dst_arg = arg_names
+    _check_name(source, src_arg)
+    _check_name(destination, dst_arg)
     names = _weight_names(weight)
     columns = _column_names(df, kind)
     where = "the edge list"
-    _require_column(columns, source, "source", where)
-    _require_column(columns, destination, "destination", where)
+    _require_column(columns, source, src_arg, where)
+    _require_column(columns, destination, dst_arg, where)
     for name in names:
         _require_column(columns, name, "weight", where)
     if _num_rows(df, kind) == 0:
         raise ValueError("df: the edge list is empty (0 rows); a graph needs at least one edge "
                          "(for a graph without edges use Graph.from_csr)")
-    src = _id_column(df, kind, source, "source")
-    dst = _id_column(df, kind, destination, "destination")
+    src = _id_column(df, kind, source, src_arg)
+    dst = _id_column(df, kind, destination, dst_arg)
     weights = None
     if names:
         cols = [_numeric_column(df, kind, name, "weight", where) for name in names]
@@ -399,8 +422,25 @@ def _as_array(values, arg: str):
 
 
 def read_vertex_ids(values, arg: str = "vertices"):
-    """Vertex ids (a scalar, list, array, Series, iterable) as an int64 backend array; a scalar
-    stays 0-d. TypeError for non-integers (integral floats included), ValueError for nulls."""
+    """Vertex ids as an int64 backend array; a scalar stays 0-d.
+
+    ``values`` is a scalar, list, range, set, NumPy/CuPy array, pandas/cuDF Series or Index
+    (their values; the index of a Series is ignored), any iterable, or a DataFrame with a
+    ``vertex`` column (such as a result frame). TypeError for non-integers (integral floats
+    included), ValueError for nulls; both name ``arg``.
+
+    >>> import pandas as pd
+    >>> read_vertex_ids(pd.Series([7, 3], index=[0, 1]), "sources").tolist()  # doctest: +SKIP
+    [7, 3]
+    """
+    kind = _frame_kind(values)
+    if kind is not None:
+        names = _column_names(values, kind)
+        if "vertex" not in names:
+            raise TypeError(f"{arg}: a DataFrame of ids needs a 'vertex' column (it has "
+                            f"{_listing(repr(c) for c in names)}); pass a list, array or Series "
+                            "of ids, or df['<id column>']")
+        return _id_column(values, kind, "vertex", arg, f"the {arg} frame")
     a = _as_array(values, arg)
     if a.size == 0:
         return xp.zeros(a.shape, dtype=np.int64)
@@ -556,11 +596,25 @@ def read_cugraph(G):
 # ---------------------------------------------------------------------- properties
 
 
-def read_property_array(values, rows: int, what: str, name: str = "values"):
+def read_property_array(values, rows: int, what: str, name: str = "values", *, g=None):
     """An array-like of ``rows`` rows (1-D is rows x 1) as a rows x k float32 C-contiguous array.
 
     ``what`` ('vertices' or 'edges') and ``name`` (the argument) appear in error messages.
+    NumPy/CuPy arrays and lists are positional. Per-vertex pandas/cuDF Series and DataFrames
+    are aligned by vertex id (:func:`read_vertex_frame`), which needs the graph ``g``; without
+    it they are refused, never read by position. Per-edge frames and Series are in CSR order.
     """
+    if what == "vertices" and (is_series(values) or is_frame(values)):
+        if g is not None:
+            return read_vertex_frame(g, values, name=name)
+        raise TypeError(
+            f"{name}: a {type(values).__module__.split('.')[0]} {type(values).__name__} is "
+            "aligned by vertex id (its 'vertex' column or its index), which needs the graph; "
+            "pass it through Graph.vertex_property, or pass a NumPy/CuPy array in "
+            "Graph.vertices order"
+        )
+    if is_frame(values):
+        return read_table_matrix(values, rows, what, name)
     a = _as_array(values, name)
     if a.dtype.kind not in "iufb":
         raise TypeError(f"{name} must be numeric, got dtype {a.dtype}")
@@ -607,8 +661,10 @@ def read_table_matrix(df, rows: int, what: str, name: str = "values", columns=No
 
 def label_columns(df) -> list:
     """The label columns of a seed frame: ``label`` (one partition) or ``label_0``.. (P)."""
+    if is_series(df):
+        return [_series_column(df)]
     kind = _require_frame(df, "labels")
-    names = [c for c in _column_names(df, kind) if c != "vertex"]
+    names = [c for c in _column_names(df, kind) if c not in ("vertex", "side")]
     if "label" in names:
         return ["label"]
     numbered = sorted((c for c in names if isinstance(c, str) and c.startswith("label_")
@@ -619,42 +675,176 @@ def label_columns(df) -> list:
     return numbered
 
 
-def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str = "vertex",
-                      complete: bool = True, dtype=np.float32):
-    """Per-vertex values from a frame keyed by the ``vertex`` column (original ids).
+def _series_column(series):
+    """The column name a Series keyed by its index becomes: its name, else ``"value"``."""
+    return series.name if series.name is not None else "value"
 
-    With ``complete=True`` every vertex must appear exactly once and the result is an n x k
-    C-contiguous array in internal order. With ``complete=False`` a subset may appear (each at
-    most once) and the result is ``(internal_ids, values)`` with values k columns wide.
-    The value columns are all but ``vertex`` (in order), or ``columns``. ``dtype`` is float32 by
-    default; an integer dtype reads integer columns (labels, say) exactly.
+
+def _has_column(names: list, col) -> bool:
+    try:
+        return col in names
+    except TypeError:  # unhashable
+        return False
+
+
+def _host_objects(values):
+    """A pandas/cuDF Series or Index, or a pyarrow array, as a NumPy object array (host)."""
+    import pandas as pd
+
+    top = type(values).__module__.split(".")[0]
+    if top != "pandas" and hasattr(values, "to_pandas"):
+        values = values.to_pandas()
+    return pd.Series(values).to_numpy(dtype=object)
+
+
+def _side_codes(g, values, arg: str, where: str):
+    """0/1 per row from side labels: the graph's side names, 'left'/'right' or 0/1."""
+    import pandas as pd
+
+    host = _host_objects(values)
+    nulls = pd.isna(host)
+    if nulls.any():
+        raise ValueError(f"{arg}: {int(nulls.sum())} null side(s) in {where} (first at row "
+                         f"{int(np.argmax(nulls))}); drop or fill them")
+    left, right = g.side_names
+    codes = np.full(host.shape[0], -1, dtype=np.int8)
+    for code, label in ((0, left), (1, right), (0, "left"), (1, "right"), (0, 0), (1, 1)):
+        hit = np.asarray(host == label, dtype=bool)  # elementwise on an object array
+        codes[(codes < 0) & hit] = code
+    bad = codes < 0
+    if bad.any():
+        values = sorted({repr(x) for x in host[bad]})
+        raise ValueError(f"{arg}: {int(bad.sum())} row(s) of {where} name no side of the graph "
+                         f"({_listing(values)}); use {left!r} or {right!r} (or 0/1)")
+    return device.asarray(codes)
+
+
+def _index_keys(g, df, kind: str, name: str, where: str, vertex: str, side: str):
+    """(ids, side codes | None) from the index of a pandas/cuDF frame without a ``vertex``
+    column."""
+    names = _column_names(df, kind)
+    close = difflib.get_close_matches(str(vertex), [c for c in names if isinstance(c, str)],
+                                      n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    keyed = f"{where} has no {vertex!r} column{hint}, so its index gives the vertex ids"
+    index = df.index
+    levels = int(getattr(index, "nlevels", 1))
+    side_level = None
+    if g.sides is not None:
+        if levels != 2:
+            raise ValueError(
+                f"{name}: the graph is bipartite, so per-vertex rows are keyed by ({side!r}, "
+                f"{vertex!r}); {keyed}, but it is not a ({side}, {vertex}) MultiIndex; add "
+                f"{side!r} and {vertex!r} columns (as io.to_frame writes them), or "
+                f"set_index([{side!r}, {vertex!r}])"
+            )
+        side_level, id_level = index.get_level_values(0), index.get_level_values(1)
+    else:
+        if levels != 1:
+            raise ValueError(f"{name}: {keyed}, but it is a MultiIndex of {levels} levels; add "
+                             f"a {vertex!r} column, or index the rows by vertex id alone")
+        id_level = index
+    if _pandas_like_kind(id_level.dtype) not in "iu":
+        raise TypeError(
+            f"{name}: {keyed}, but the index has dtype {id_level.dtype}; vertex ids must be "
+            f"integers: add a {vertex!r} column, or set_index({vertex!r}) on the id column"
+        )
+    ids = _to_int64(_as_array(id_level, f"{name} (index)"), f"{name} (index)")
+    codes = None
+    if side_level is not None:
+        codes = _side_codes(g, side_level, f"{name} (index level 0, the side)", where)
+    return ids, codes, f"the index ({keyed})"
+
+
+def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str = "vertex",
+                      side: str = "side", complete: bool = True, dtype=np.float32):
+    """Per-vertex values aligned by vertex id, never by position.
+
+    ``df`` is keyed by its ``vertex`` column (original ids) when it has one (a pandas/cuDF
+    DataFrame or a pyarrow Table); a pandas/cuDF DataFrame without one, or a Series, is keyed
+    by its index. For a bipartite graph the keys are (side, vertex): a ``side`` column (side
+    names as :func:`to_frame` writes them, or 0/1) next to ``vertex``, or a two-level
+    (side, vertex) index. Ids not in the graph and repeated vertices raise ValueError naming
+    them.
+
+    With ``complete=True`` every vertex must appear exactly once (ValueError naming the
+    missing ones) and the result is an n x k C-contiguous array in internal order. With
+    ``complete=False`` a subset may appear (each at most once) and the result is
+    ``(internal_ids, values)`` with values k columns wide. The value columns are all but the
+    keys (in order), or ``columns``; a Series is one column. ``dtype`` is float32 by default;
+    an integer dtype reads integer columns (labels, say) exactly.
+
+    >>> import pandas as pd
+    >>> from onyx_rapids.graph import Graph
+    >>> g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}))
+    >>> read_vertex_frame(g, pd.Series([3.0, 1.0, 2.0], index=[30, 10, 20])).ravel().tolist()
+    [1.0, 2.0, 3.0]
     """
-    kind = _require_frame(df, name)
+    if is_series(df):
+        df = df.to_frame(name=_series_column(df))
+    elif _frame_kind(df) is None:
+        raise TypeError(
+            f"{name} must be a pandas or cuDF DataFrame or Series, or a pyarrow Table, got "
+            f"{type(df).__module__}.{type(df).__name__}; e.g. pandas.DataFrame({{'vertex': "
+            "[...], 'x': [...]}) or pandas.Series(values, index=vertex_ids)"
+        )
+    kind = _frame_kind(df)
     where = f"the {name} frame"
     names = _column_names(df, kind)
-    _require_column(names, vertex, "vertex", where)
-    chosen = _value_columns(df, kind, columns, (vertex,), name, where)
+    bipartite = g.sides is not None
+    if _has_column(names, vertex) or kind == "arrow":
+        _require_column(names, vertex, "vertex", where)
+        if bipartite and not _has_column(names, side):
+            raise ValueError(
+                f"{name}: the graph is bipartite ({g.side_names[0]!r}, {g.side_names[1]!r}), "
+                f"where an id may name a vertex on each side, so {where} needs a {side!r} "
+                f"column next to {vertex!r} (side names, or 0/1), as io.to_frame writes it"
+            )
+        exclude = (vertex, side) if bipartite else (vertex,)
+        keys = f"column {vertex!r}"
+    else:
+        close = difflib.get_close_matches(str(vertex), [c for c in names if isinstance(c, str)],
+                                          n=1, cutoff=0.6)
+        if close and columns is None:  # a misspelt key column must not become a feature
+            raise ValueError(
+                f"{name}: {where} has no {vertex!r} column but has {close[0]!r}; rename it to "
+                f"{vertex!r} to key the rows by it, or pass columns= to key them by the index"
+            )
+        exclude = ()
+        keys = None
+    chosen = _value_columns(df, kind, columns, exclude, name, where)
     if _num_rows(df, kind) == 0:
         raise ValueError(f"{name}: {where} is empty")
-    ids = _id_column(df, kind, vertex, "vertex", where)
-    pos = xp.searchsorted(g.vertices, ids)
-    known = g.vertices[xp.minimum(pos, g.n - 1)] == ids
+    if keys is None:
+        ids, codes, keys = _index_keys(g, df, kind, name, where, vertex, side)
+    else:
+        ids = _id_column(df, kind, vertex, "vertex", where)
+        codes = None
+        if bipartite:
+            col = df.column(side) if kind == "arrow" else df[side]
+            codes = _side_codes(g, col, f"side={side!r}", where)
+    pos, known = g._locate(ids, codes)
     if not bool(known.all()):
-        unknown = np.unique(device.to_host(ids[~known]))
-        raise ValueError(f"{name}: {unknown.size} id(s) in column {vertex!r} are not vertices of "
-                         f"the graph: {_listing(unknown.tolist())}; drop those rows")
+        bad = ~known
+        if codes is None:
+            unknown = np.unique(device.to_host(ids[bad])).tolist()
+        else:
+            pairs = zip(device.to_host(codes[bad]).tolist(), device.to_host(ids[bad]).tolist())
+            unknown = sorted({f"{g.side_names[c]} {i}" for c, i in pairs})
+        raise ValueError(f"{name}: {len(unknown)} id(s) in {keys} are not vertices of the "
+                         f"graph: {_listing(unknown)}; drop those rows")
     sorted_pos = xp.sort(pos)
     dup = sorted_pos[1:][sorted_pos[1:] == sorted_pos[:-1]]
     if dup.shape[0]:
-        dupes = np.unique(device.to_host(g.vertices[dup]))
-        raise ValueError(f"{name}: vertices appear more than once in column {vertex!r}: "
-                         f"{_listing(dupes.tolist())}; keep one row per vertex")
+        dupes = g.describe_vertices(xp.unique(dup))
+        raise ValueError(f"{name}: vertices appear more than once in {keys}: "
+                         f"{_listing(dupes)}; keep one row per vertex")
     if complete and pos.shape[0] != g.n:
         seen = xp.zeros(g.n, dtype=bool)
         seen[pos] = True
-        missing = device.to_host(g.vertices[~seen])
-        raise ValueError(f"{name}: {missing.size} vertices have no row in {where}: "
-                         f"{_listing(missing.tolist())}; give every vertex exactly one row")
+        missing = g.describe_vertices(xp.nonzero(~seen)[0])
+        raise ValueError(f"{name}: {len(missing)} vertices have no row in {where}: "
+                         f"{_listing(missing)}; give every vertex exactly one row")
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         cols = [_numeric_column(df, kind, c, "columns", where) for c in chosen]
@@ -680,13 +870,60 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
 # ---------------------------------------------------------------------- results out
 
 
+class _Masked:
+    """A result column with nulls: ``values`` where ``valid`` is True, null elsewhere."""
+
+    def __init__(self, values, valid):
+        self.values = values
+        self.valid = valid
+
+
+class _Sides:
+    """A bipartite graph's side column: int8 codes and the two side names."""
+
+    def __init__(self, codes, names):
+        self.codes = codes
+        self.names = list(names)
+
+
+def _pandas_column(value):
+    import pandas as pd
+
+    if isinstance(value, _Sides):
+        codes = device.to_host(value.codes).astype(np.int8)
+        return pd.Categorical.from_codes(codes, categories=value.names)
+    if isinstance(value, _Masked):
+        values = device.to_host(value.values)
+        missing = ~device.to_host(value.valid)
+        if values.dtype.kind in "iu":
+            return pd.arrays.IntegerArray(values.astype(np.int64), missing)
+        if values.dtype.kind == "b":
+            return pd.arrays.BooleanArray(values, missing)
+        return pd.arrays.FloatingArray(values, missing)
+    return device.to_host(value)
+
+
 def _frame(columns: dict):
     cudf = _cudf()
     if cudf is not None:
-        return cudf.DataFrame({k: xp.ascontiguousarray(v) for k, v in columns.items()})
+        import pandas as pd
+
+        data = {}
+        for key, value in columns.items():
+            if isinstance(value, _Sides):
+                data[key] = cudf.from_pandas(pd.Series(_pandas_column(value)))
+            elif isinstance(value, _Masked):
+                values = value.values
+                if values.dtype.kind in "iu":
+                    values = values.astype(np.int64)
+                data[key] = cudf.Series(xp.ascontiguousarray(values)).where(
+                    cudf.Series(xp.ascontiguousarray(value.valid)))  # null where not valid
+            else:
+                data[key] = xp.ascontiguousarray(value)
+        return cudf.DataFrame(data)
     import pandas as pd
 
-    return pd.DataFrame({k: device.to_host(v) for k, v in columns.items()})
+    return pd.DataFrame({k: _pandas_column(v) for k, v in columns.items()})
 
 
 def _result_columns(columns: dict, rows: int, what: str, reserved: tuple) -> dict:
@@ -696,10 +933,24 @@ def _result_columns(columns: dict, rows: int, what: str, reserved: tuple) -> dic
     for key, values in columns.items():
         if not isinstance(key, str):
             raise TypeError(f"columns: names must be strings, got {key!r}")
+        valid = None
+        if isinstance(values, tuple):
+            if len(values) != 2:
+                raise TypeError(f"columns[{key!r}]: a column with nulls is a (values, valid) "
+                                f"pair of arrays, got a tuple of {len(values)} items")
+            values, valid = values
+            valid = _as_array(valid, f"columns[{key!r}] (valid mask)")
+            if valid.dtype != np.bool_:
+                raise TypeError(f"columns[{key!r}]: the valid mask must be boolean (True where "
+                                f"the value exists), got dtype {valid.dtype}")
         a = _as_array(values, f"columns[{key!r}]")
         if a.ndim == 0 or a.shape[0] != rows:
             raise ValueError(f"columns[{key!r}] has shape {tuple(a.shape)}; it needs {rows} rows "
                              f"(one per {what[:-1]})")
+        if valid is not None and tuple(valid.shape) != tuple(a.shape):
+            raise ValueError(f"columns[{key!r}]: the valid mask has shape {tuple(valid.shape)} "
+                             f"but the values have shape {tuple(a.shape)}; give one flag per "
+                             "value")
         if key.endswith("*"):
             prefix = key[:-1]
             if not prefix:
@@ -710,12 +961,15 @@ def _result_columns(columns: dict, rows: int, what: str, reserved: tuple) -> dic
             a = a.reshape(rows, -1)
             names = [f"{prefix}{j}" for j in range(a.shape[1])]
             parts = [a[:, j] for j in range(a.shape[1])]
+            if valid is not None:
+                valid = valid.reshape(rows, -1)
+                parts = [_Masked(p, valid[:, j]) for j, p in enumerate(parts)]
         else:
             if a.ndim != 1:
                 raise ValueError(f"columns[{key!r}] has shape {tuple(a.shape)}; name a 2-D "
                                  f"array with a trailing '*' ({key + '_*'!r} gives "
                                  f"{key}_0, {key}_1, ...)")
-            names, parts = [key], [a]
+            names, parts = [key], [a if valid is None else _Masked(a, valid)]
         for col, part in zip(names, parts):
             if col in out or col in reserved:
                 raise ValueError(f"columns: the column name {col!r} occurs twice; rename one")
@@ -728,16 +982,28 @@ def to_frame(g, columns: dict):
 
     ``columns`` maps names to 1-D arrays of n rows; a name ending in ``*`` takes an n x k array
     and expands it as ``name0 .. name{k-1}`` without the star (``{"lp_*": a}`` gives ``lp_0``,
-    ``lp_1``, ...). A cuDF DataFrame on a GPU with cuDF installed, pandas otherwise.
+    ``lp_1``, ...). A value may be a pair ``(values, valid)`` of arrays of one shape: the
+    column is null where ``valid`` is False (pandas nullable ``Int64`` for integers,
+    ``Float32``/``Float64`` for floats, ``boolean``; cuDF nulls), e.g. a BFS predecessor that
+    does not exist. For a bipartite graph (:meth:`~onyx_rapids.graph.Graph.from_bipartite`)
+    the frame starts with ``side`` (the side's name, a categorical) and then ``vertex``, the
+    keys that :func:`read_vertex_frame` reads back. A cuDF DataFrame on a GPU with cuDF
+    installed, pandas otherwise.
 
     >>> import numpy as np, pandas as pd
     >>> from onyx_rapids.graph import Graph
     >>> g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]}))
     >>> list(to_frame(g, {"rank": np.zeros(3), "h_*": np.ones((3, 2))}).columns)
     ['vertex', 'rank', 'h_0', 'h_1']
+    >>> pred = (np.array([0, 2, 0]), np.array([False, True, False]))
+    >>> to_frame(g, {"predecessor": pred})["predecessor"].tolist()  # doctest: +SKIP
+    [<NA>, 2, <NA>]
     """
-    out = {"vertex": g.vertices}
-    out.update(_result_columns(columns, g.n, "vertices", ("vertex",)))
+    out = {}
+    if g.sides is not None:
+        out["side"] = _Sides(g.sides, g.side_names)
+    out["vertex"] = g.vertices
+    out.update(_result_columns(columns, g.n, "vertices", tuple(out)))
     return _frame(out)
 
 

@@ -46,14 +46,24 @@ def _frame(src, dst, weights):
     return pd.DataFrame(data), names
 
 
-def _reference(src, dst, weights, directed):
+def _reference(src, dst, weights, directed, multigraph=True):
     """Stored edges in input order (undirected: originals then reversed non-loop copies), as
-    internal ids, then the CSR and CSC orders by Python's stable sort."""
+    internal ids, then the CSR and CSC orders by Python's stable sort. A simple graph keeps
+    the first row of each pair (ordered when directed, unordered when not)."""
     vertices = sorted(set(src) | set(dst))
     index = {v: i for i, v in enumerate(vertices)}
     u = [index[x] for x in src]
     v = [index[x] for x in dst]
     w = [] if weights is None else [tuple(row) for row in weights.astype(np.float32)]
+    if not multigraph:
+        seen, rows = set(), []
+        for e in range(len(u)):
+            key = (u[e], v[e]) if directed else (min(u[e], v[e]), max(u[e], v[e]))
+            if key not in seen:
+                seen.add(key)
+                rows.append(e)
+        u, v = [u[e] for e in rows], [v[e] for e in rows]
+        w = [w[e] for e in rows] if w else w
     if not directed:
         loops = [e for e in range(len(u)) if u[e] != v[e]]
         u, v = u + [v[e] for e in loops], v + [u[e] for e in loops]
@@ -65,15 +75,17 @@ def _reference(src, dst, weights, directed):
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(edges=edge_lists(), directed=st.booleans())
-def test_csr_csc_against_references(edges, directed):
+@given(edges=edge_lists(), directed=st.booleans(), multigraph=st.booleans())
+def test_csr_csc_against_references(edges, directed, multigraph):
     src, dst, weights = edges
     df, names = _frame(src, dst, weights)
-    g = Graph.from_edgelist(df, weight=names or None, directed=directed)
-    vertices, u, v, w, csr, csc = _reference(src, dst, weights, directed)
+    g = Graph.from_edgelist(df, weight=names or None, directed=directed, multigraph=multigraph)
+    vertices, u, v, w, csr, csc = _reference(src, dst, weights, directed, multigraph)
     n, m = len(vertices), len(u)
 
-    assert (g.n, g.m, g.directed) == (n, m, directed)
+    assert (g.n, g.m, g.directed, g.multigraph) == (n, m, directed, multigraph)
+    if not multigraph:  # simple: no pair stored twice
+        assert len(set(zip(u.tolist(), v.tolist()))) == m
     assert g.index_dtype == np.int32
     assert H(g.vertices).dtype == np.int64 and H(g.vertices).tolist() == vertices
 
@@ -143,20 +155,28 @@ def test_directed_symmetric_input_pairs_like_undirected(edges):
     structure to the undirected graph of the same edges."""
     src, dst, _ = edges
     both = pd.DataFrame({"src": src + dst, "dst": dst + src})
-    d = Graph.from_edgelist(both, directed=True)
-    u = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), directed=False)
+    d = Graph.from_edgelist(both, directed=True, multigraph=True)
+    u = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), directed=False,
+                            multigraph=True)
     rev = H(d.reverse_edge_index())
     assert np.array_equal(rev[rev], np.arange(d.m))
     assert np.array_equal(H(d.edge_sources)[rev], H(d.out_indices))
-    # The undirected graph stores loops once, the doubled directed list twice.
+    # The undirected multigraph stores loops once, the doubled directed list twice.
     loops = sum(a == b for a, b in zip(src, dst))
     assert d.m == u.m + loops
+    # As simple graphs, the two are the same graph.
+    ds = Graph.from_edgelist(both, directed=True)
+    us = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), directed=False)
+    for name in ("vertices", "out_offsets", "out_indices", "in_offsets", "in_indices",
+                 "in_edge_ids"):
+        assert np.array_equal(H(getattr(ds, name)), H(getattr(us, name))), name
+    assert np.array_equal(H(ds.reverse_edge_index()), H(us.reverse_edge))
 
 
 def test_small_graph_layout():
     df = pd.DataFrame({"src": [10, 10, -3, 7, 10], "dst": [-3, 7, 7, 7, 7],
                        "w": [0.5, 1.0, 2.0, 3.0, 4.0]})
-    g = Graph.from_edgelist(df, weight="w", vertices=[99, 7])
+    g = Graph.from_edgelist(df, weight="w", vertices=[99, 7], multigraph=True)
     assert H(g.vertices).tolist() == [-3, 7, 10, 99]
     assert H(g.out_offsets).tolist() == [0, 1, 2, 5, 5]
     assert H(g.out_indices).tolist() == [1, 1, 0, 1, 1]
@@ -167,16 +187,23 @@ def test_small_graph_layout():
     assert H(g.out_degree).tolist() == [1, 1, 3, 0]
     assert H(g.in_degree).tolist() == [1, 4, 0, 0]
     s = g.summary()
-    assert s == {"n": 4, "m": 5, "directed": True, "weighted": True, "weight_names": ["w"],
-                 "max_out_degree": 3, "max_in_degree": 4, "self_loops": 1,
-                 "index_dtype": "int32", "backend": device.BACKEND}
+    assert s == {"n": 4, "m": 5, "directed": True, "multigraph": True, "weighted": True,
+                 "weight_names": ["w"], "sides": None, "max_out_degree": 3,
+                 "max_in_degree": 4, "self_loops": 1, "index_dtype": "int32",
+                 "backend": device.BACKEND}
     assert "n=4" in repr(g) and "m=5" in repr(g) and "weights=['w']" in repr(g)
+    assert "multigraph=True" in repr(g)
     assert H(g.weight_column()).tolist() == [2.0, 3.0, 0.5, 1.0, 4.0]
+    # The simple default merges 10->7 (first row's weight 1.0 kept).
+    simple = Graph.from_edgelist(df, weight="w", vertices=[99, 7])
+    assert simple.m == 4 and not simple.multigraph and "multigraph=False" in repr(simple)
+    assert H(simple.edge_weights)[:, 0].tolist() == [2.0, 3.0, 0.5, 1.0]
+    assert simple.summary()["multigraph"] is False
 
 
 def test_undirected_self_loop_stored_once_and_reverse_pairs_twins():
     df = pd.DataFrame({"src": [1, 1, 2, 3], "dst": [2, 2, 1, 3], "w": [1.0, 2.0, 3.0, 4.0]})
-    g = Graph.from_edgelist(df, weight="w", directed=False)
+    g = Graph.from_edgelist(df, weight="w", directed=False, multigraph=True)
     assert g.m == 2 * 3 + 1
     rev = H(g.reverse_edge)
     w = H(g.edge_weights)[:, 0]
@@ -220,7 +247,7 @@ def test_from_csr_numpy_matches_scipy_and_edgelist():
     offsets = np.array([0, 2, 2, 5, 6])
     indices = np.array([3, 1, 0, 0, 2, 2])  # unsorted rows, a parallel edge, a self-loop
     weights = np.arange(6, dtype=np.float64)
-    g = Graph.from_csr(offsets, indices, weights)
+    g = Graph.from_csr(offsets, indices, weights, multigraph=True)
     assert H(g.vertices).tolist() == [0, 1, 2, 3]
     assert H(g.out_offsets).tolist() == offsets.tolist()
     assert H(g.out_indices).tolist() == [1, 3, 0, 0, 2, 2]
@@ -229,6 +256,8 @@ def test_from_csr_numpy_matches_scipy_and_edgelist():
     rows = np.repeat(np.arange(4), np.diff(offsets))
     e = Graph.from_edgelist(pd.DataFrame({"src": rows, "dst": indices, "weight": weights}),
                             weight="weight", vertices=range(4))
+    g = Graph.from_csr(offsets, indices, weights)
+    assert g.m == 5 and H(g.edge_weights)[:, 0].tolist() == [1.0, 0.0, 2.0, 4.0, 5.0]
     for name in ("out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
                  "edge_weights"):
         assert np.array_equal(H(getattr(g, name)), H(getattr(e, name))), name
@@ -357,7 +386,7 @@ def test_vertex_property_with_pyarrow_table(g):
          "NaN or infinite"),
         (pd.DataFrame({"vertex": [10, 20, 30]}), {}, ValueError, "feats: .* no value columns"),
         (pd.DataFrame({"vertx": [10, 20, 30], "x": [1.0] * 3}), {}, ValueError,
-         "vertex='vertex': no such column.*did you mean 'vertx'"),
+         "feats: the feats frame has no 'vertex' column but has 'vertx'; rename it"),
         (pd.DataFrame({"vertex": [10, 20, 30], "x": [1.0] * 3}), {"columns": ["y"]},
          ValueError, "columns='y': no such column"),
         (pd.DataFrame({"vertex": [10, 20, 30], "x": ["a", "b", "c"]}), {}, TypeError,

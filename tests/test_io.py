@@ -81,7 +81,9 @@ def test_parquet_round_trip(tmp_path, edges, monkeypatch):
     if io._cudf() is None:
         assert read == [["src", "dst", "w"]] * 2  # only the needed columns
     g = Graph.from_parquet(str(path), source="dst", destination="src")  # str paths too
-    assert g.m == len(edges)
+    assert g.m == len(edges) - 1  # the repeated 3->-1 row is one edge
+    multi = Graph.from_parquet(path, source="dst", destination="src", multigraph=True)
+    assert multi.m == len(edges) and multi.multigraph
 
 
 def test_parquet_directory(tmp_path, edges):
