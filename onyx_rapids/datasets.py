@@ -218,6 +218,96 @@ def _check_probability(name: str, value) -> float:
     return float(value)
 
 
+# Copies of the edge list that generating a graph and then using it hold at once: the generated
+# columns, and the renumbered and sorted copies that building a Graph (or writing Parquet)
+# makes. The memory check below refuses sizes that cannot fit, before anything is allocated.
+_MEMORY_COPIES = 3
+
+
+def _available_memory() -> int | None:
+    """Bytes of host memory this process can still take: /proc/meminfo's MemAvailable (else
+    free pages by os.sysconf), capped by a cgroup memory limit; None when unknown."""
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (AttributeError, ValueError, OSError):
+            pass
+    for limit_file, usage_file in (
+        ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2
+        ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+         "/sys/fs/cgroup/memory/memory.usage_in_bytes"),  # cgroup v1
+    ):
+        try:
+            with open(limit_file) as f:
+                limit = f.read().strip()
+            if limit == "max":
+                break
+            with open(usage_file) as f:
+                usage = int(f.read().strip())
+            if int(limit) < 1 << 60:  # v1 writes a huge number for "no limit"
+                found.append(max(0, int(limit) - usage))
+            break
+        except (OSError, ValueError):
+            continue
+    return min(found) if found else None
+
+
+def _format_bytes(count: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if count < 1024 or unit == "PiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
+
+
+def _edge_bytes(edges: int, weighted: bool, extra: int = 0) -> int:
+    """Host memory that ``edges`` generated edges need: int64 src and dst (+ float32 weight),
+    times :data:`_MEMORY_COPIES`, plus ``extra`` bytes."""
+    return edges * (16 + (4 if weighted else 0)) * _MEMORY_COPIES + extra
+
+
+def _check_memory(what: str, edges: int, weighted: bool, extra: int = 0,
+                  fits=None) -> None:
+    """ValueError, before anything is allocated, when the graph cannot fit in host memory.
+
+    ``what`` names the call and its size arguments; ``fits`` (optional: a str, or a callable
+    returning one, called only on refusal) says what to do instead."""
+    need = _edge_bytes(edges, weighted, extra)
+    available = _available_memory()
+    if available is None or need <= available:
+        return
+    per_edge = 16 + (4 if weighted else 0)
+    raise ValueError(
+        f"{what} would need about {_format_bytes(need)} of host memory ({edges:,} edges x "
+        f"{per_edge} bytes x {_MEMORY_COPIES} copies for generating, renumbering and sorting "
+        f"them), but only {_format_bytes(available)} are available; "
+        + ((fits() if callable(fits) else fits) or "choose a smaller graph")
+    )
+
+
+def _largest_scale(edges_per_vertex: float, weighted: bool, extra_per_vertex: int = 8) -> int:
+    """The largest scale (2**scale vertices, ``edges_per_vertex`` edges each) whose memory
+    estimate fits what is available now (0: none)."""
+    available = _available_memory()
+    scale = 0
+    while scale < 40 and available is not None:
+        n = 1 << (scale + 1)
+        need = _edge_bytes(int(edges_per_vertex * n), weighted, extra_per_vertex * n)
+        if need > available:
+            break
+        scale += 1
+    return scale
+
+
 def _edge_frame(src: np.ndarray, dst: np.ndarray, weight: np.ndarray | None) -> pd.DataFrame:
     columns = {"src": src, "dst": dst}
     if weight is not None:
@@ -261,7 +351,8 @@ def rmat(
     bottom-left or bottom-right quadrant with probabilities ``a``, ``b``, ``c`` and
     ``d = 1 - a - b - c`` (Graph500: 0.57, 0.19, 0.19, 0.05); the first level picks the most
     significant bit of ``src`` (row) and ``dst`` (column).  As in Graph500, self-loops and
-    duplicate edges are kept (drop them downstream if an algorithm needs a simple graph), and
+    duplicate edges are kept in the edge list (``Graph.from_edgelist`` merges them into a simple
+    graph unless ``multigraph=True``), and
     with ``permute=True`` vertex ids are relabelled by a uniformly random permutation so that
     degree does not correlate with id.  The permutation comes from its own random stream:
     ``permute=False`` returns the same edges under the identity labelling.  Graph500 also
@@ -305,6 +396,10 @@ def rmat(
 
     n = 1 << scale
     m = edge_factor * n
+    _check_memory(f"rmat(scale={scale}, edge_factor={edge_factor})", m, weighted,
+                  extra=8 * n if permute else 0,
+                  fits=lambda: f"choose scale <= {_largest_scale(edge_factor, weighted)} (or a "
+                               "smaller edge_factor), or generate on a machine with more memory")
     edge_rng, weight_rng, perm_rng, noise_rng = np.random.default_rng(seed).spawn(4)
 
     # Per-level quadrant thresholds on one uniform u: u < a -> (0,0), < a+b -> (0,1),
@@ -413,6 +508,7 @@ def erdos_renyi(
         m = _check_int("m", m, 0)
         if m > 0 and n < 2:
             raise ValueError(f"n must be >= 2 to place m={m} edges without self-loops, got n={n}")
+        _check_memory(f"erdos_renyi(n={n}, m={m})", m, weighted, fits="choose a smaller m")
         src = np.empty(m, dtype=np.int64)
         dst = np.empty(m, dtype=np.int64)
         for lo in range(0, m, CHUNK_EDGES):
@@ -428,6 +524,8 @@ def erdos_renyi(
         p = _check_probability("p", p)
         if n > 1 << 31:
             raise ValueError(f"n must be <= 2**31 with p (pair indices fit in int64), got n={n}")
+        _check_memory(f"erdos_renyi(n={n}, p={p})", int(p * pairs), weighted,
+                      fits="choose a smaller n or p")
         chunks = [(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))]
         position = -1  # index of the last edge placed
         expected = p * pairs
@@ -472,6 +570,9 @@ def grid_2d(rows: int, cols: int, weighted: bool = False, seed: int = 0) -> pd.D
     cols = _check_int("cols", cols, 1)
     seed = _check_int("seed", seed, 0)
     n = rows * cols
+    # Scratch: candidate src/dst (2n each, int64) and the keep mask.
+    _check_memory(f"grid_2d(rows={rows}, cols={cols})", 2 * n, weighted, extra=40 * n,
+                  fits="choose fewer rows or columns")
     vertex = np.arange(n, dtype=np.int64)
     # Candidate (right, down) neighbour per vertex, flattened so that the output comes out
     # sorted by (src, dst) without a sort.
@@ -506,10 +607,16 @@ def generate(kind: str, scale: int, seed: int = 0, weighted: bool = False) -> pd
             f"unknown generator kind={kind!r}; choose one of {', '.join(GENERATOR_KINDS)}"
         )
     scale = _check_int("scale", scale, 1)
+    n = 1 << scale
+    # edges and scratch bytes per vertex of each kind (grid: about 2 edges per vertex)
+    per_vertex, extra = {"grid": (2, 40), "erdos_renyi": (16, 0)}.get(kind, (16, 8))
+    _check_memory(f"generate({kind!r}, scale={scale})", per_vertex * n, weighted,
+                  extra=extra * n,
+                  fits=lambda: f"choose scale <= {_largest_scale(per_vertex, weighted, extra)}, "
+                               "or generate on a machine with more memory")
     if kind in ("rmat", "kronecker"):
         return rmat(scale, seed=seed, weighted=weighted)
     if kind == "erdos_renyi":
-        n = 1 << scale
         return erdos_renyi(n, m=16 * n, seed=seed, weighted=weighted)
     return grid_2d(1 << (scale // 2), 1 << (scale - scale // 2), weighted=weighted, seed=seed)
 

@@ -288,6 +288,38 @@ def test_generate_rejects_bad_kind_and_scale():
             datasets.generate("rmat", scale)
 
 
+def test_sizes_beyond_host_memory_are_refused_before_allocating(monkeypatch):
+    with pytest.raises(ValueError, match=r"generate\('rmat', scale=40\) would need about "
+                                         r"[0-9.]+ TiB of host memory \(17,592,186,044,416 edges "
+                                         r"x 16 bytes x 3 copies.*but only .* are available; "
+                                         r"choose scale <= \d+"):
+        datasets.generate("rmat", 40)
+    with pytest.raises(ValueError, match=r"rmat\(scale=40, edge_factor=16\) would need .* x 20 "
+                                         r"bytes"):
+        datasets.rmat(40, weighted=True)
+    for call in (lambda: datasets.generate("erdos_renyi", 40),
+                 lambda: datasets.generate("grid", 40),
+                 lambda: datasets.erdos_renyi(2**40, m=2**44),
+                 lambda: datasets.grid_2d(2**20, 2**20)):
+        with pytest.raises(ValueError, match="of host memory"):
+            call()
+    # With 10 MiB available the suggested scale is one that fits, and runs.
+    monkeypatch.setattr(datasets, "_available_memory", lambda: 10 * 2**20)
+    with pytest.raises(ValueError, match=r"only 10.0 MiB are available; choose scale <= (\d+)") \
+            as refused:
+        datasets.rmat(16)
+    fits = int(str(refused.value).split("choose scale <= ")[1].split(" ")[0])
+    assert fits == 13 and len(datasets.rmat(fits, edge_factor=1)) == 2**13
+    # Unknown available memory: no check.
+    monkeypatch.setattr(datasets, "_available_memory", lambda: None)
+    assert len(datasets.rmat(16, edge_factor=1)) == 2**16
+
+
+def test_available_memory_is_a_positive_byte_count():
+    available = datasets._available_memory()
+    assert available is None or available > 0
+
+
 # --------------------------------------------------------------------------------------------
 # write_parquet
 
