@@ -1,25 +1,39 @@
 """The ``onyx-rapids`` command (also ``python -m onyx_rapids``).
 
     onyx-rapids run pagerank                              # the embedded karate graph
-    onyx-rapids run pagerank --graph edges.parquet --source u --destination v --out pr.parquet
-    onyx-rapids run label_propagation --k 2               # karate, seeded with vertices 0 and 33
+    onyx-rapids run bfs --source 5 --out bfs.csv          # any algorithm of the registry
+    onyx-rapids run pagerank --graph edges.parquet --src u --dst v --weight w --out pr.parquet
+    onyx-rapids run label_propagation --labels seeds.parquet --param alpha=0.9
+    onyx-rapids run als                                   # a small generated ratings graph
+    onyx-rapids list [--json]                             # every algorithm: inputs, columns, options
     onyx-rapids info [--json]                             # backend, versions, device
     onyx-rapids datasets [--json]                         # the embedded graphs
     onyx-rapids generate rmat --scale 20 --out rmat20.parquet
 
-Progress lines and a summary go to stderr, results to stdout (or ``--out``, written atomically).
-Errors in the input (a missing file, a bad column, an unknown name, an existing ``--out``
-without ``--force``) print one line ``onyx-rapids: error: ...`` and exit with status 2, as
-usage errors do; anything unexpected exits with status 1 and a traceback.
+Everything ``run`` knows about an algorithm comes from :data:`onyx_rapids.registry.ALGORITHMS`:
+its graph kind, the inputs it needs (a flag per input name, with defaults on the embedded
+graphs), its result columns and the execution options it supports (the flags ``--fold``,
+``--direction``, ... are generated from :class:`onyx_rapids.Execution`; the algorithm refuses
+those it does not support).  Mathematical parameters go through ``--param name=value``.
+
+Progress lines, a heartbeat while the algorithm runs and a summary go to stderr, results to
+stdout (or ``--out``: Parquet, CSV or JSON by its extension, written atomically).  Errors in the
+input (a missing file, a bad column, an unknown name, an option the algorithm does not support,
+an existing ``--out`` without ``--force``) print one line ``onyx-rapids: error: ...`` and exit
+with status 2, as usage errors do; anything unexpected exits with status 1 and a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import dataclasses
 import inspect
 import json
 import os
+import secrets
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -30,11 +44,25 @@ PROG = "onyx-rapids"
 #: Exceptions that mean "bad input": one line on stderr and exit status 2.
 USER_ERRORS = (
     ValueError, TypeError, KeyError, FileNotFoundError, FileExistsError, IsADirectoryError,
-    NotADirectoryError, PermissionError,
+    NotADirectoryError, PermissionError, MemoryError,
 )
 
-# Label propagation seeds on the embedded karate graph: the two club leaders.
-_KARATE_SEEDS = (0, 33)
+#: ``--out`` extensions and the format each names.
+OUT_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": "json"}
+
+#: Seconds between heartbeat lines while an algorithm runs (``--heartbeat``; this variable
+#: sets the default).
+HEARTBEAT_ENV = "ONYX_RAPIDS_HEARTBEAT"
+HEARTBEAT_SECONDS = 5.0
+
+# Default start vertices and label seeds on the embedded karate graph: the two club leaders.
+_KARATE_LEADERS = (0, 33)
+
+# Execution fields that are reserved for upcoming work (no flag until they take values).
+_RESERVED_OPTIONS = ("approximation", "tuning")
+
+# Parameters of an algorithm's function that are not mathematical parameters.
+_NOT_PARAMS = ("execution", "return_info")
 
 
 class CLIError(Exception):
@@ -47,6 +75,8 @@ def _one_line(exc: BaseException) -> str:
     else:
         text = str(exc)
     text = " ".join(text.split())
+    if isinstance(exc, MemoryError):
+        return f"out of memory{': ' + text if text else ''}; try a smaller graph or --scale"
     return text or type(exc).__name__
 
 
@@ -57,14 +87,46 @@ class Progress:
         self.quiet = quiet
         self.stream = stream
         self.start = time.perf_counter()
+        self._lock = threading.Lock()
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
     def __call__(self, message: str) -> None:
         if not self.quiet:
-            stream = self.stream or sys.stderr
-            print(f"[{self.elapsed():7.2f}s] {message}", file=stream, flush=True)
+            with self._lock:
+                print(f"[{self.elapsed():7.2f}s] {message}", file=self.stream or sys.stderr,
+                      flush=True)
+
+
+class Heartbeat:
+    """A background thread that reports ``what`` with its elapsed time every ``interval``
+    seconds until stopped (a context manager); ``interval <= 0`` or a quiet ``progress``: off."""
+
+    def __init__(self, progress: Progress, what: str, interval: float):
+        self.progress, self.what, self.interval = progress, what, interval
+        self._stop = threading.Event()
+        self._thread = None
+        self.beats = 0
+
+    def _run(self, t0: float) -> None:
+        while not self._stop.wait(self.interval):
+            self.beats += 1
+            self.progress(f"{self.what} still running: {time.perf_counter() - t0:.1f} s "
+                          "elapsed")
+
+    def __enter__(self):
+        if self.interval > 0 and not self.progress.quiet:
+            self._thread = threading.Thread(target=self._run, args=(time.perf_counter(),),
+                                            name="onyx-rapids-heartbeat", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        return False
 
 
 def _print_table(rows: list[tuple], file=None) -> None:
@@ -78,29 +140,69 @@ def _to_pandas(df):
     return df.to_pandas() if hasattr(df, "to_pandas") else df
 
 
-def _check_out(path: str | None, force: bool) -> Path | None:
-    """Refuse early (before any work) to clobber an existing ``--out`` without ``--force``."""
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+# ------------------------------------------------------------------------------------- output
+
+
+def _check_out(path: str | None, force: bool) -> tuple[Path, str] | None:
+    """(path, format) of ``--out``, refused early (before any work) when its extension names no
+    format we write, when it is a directory, or when it exists and ``--force`` is not given."""
     if path is None:
         return None
     out = Path(path)
+    fmt = OUT_FORMATS.get(out.suffix.lower())
+    if fmt is None:
+        shown = f"extension {out.suffix!r}" if out.suffix else "no extension"
+        raise CLIError(f"--out {path!r}: {shown} names no output format; end the file name in "
+                       ".parquet (or .pq), .csv or .json")
     if out.is_dir():
         raise CLIError(f"--out {path!r} is a directory; give a file path")
     if out.exists() and not force:
         raise CLIError(f"--out {path!r} already exists; pass --force to overwrite it")
-    return out
+    return out, fmt
 
 
-def _write(df, out: Path, force: bool) -> Path:
-    from . import datasets
-
+def _write(df, out: tuple[Path, str], force: bool) -> Path:
+    """Write ``df`` (without its index) to ``out`` in its format, atomically: a temporary file in
+    the same directory, fsynced, then renamed (or, without ``force``, hard-linked, which refuses
+    to clobber a file that appeared meanwhile) into place.  Nulls (a bfs ``predecessor`` with
+    no predecessor) stay nulls in Parquet and JSON and are empty fields in CSV."""
+    path, fmt = out
+    df = _to_pandas(df)
+    exists = f"--out {str(path)!r} already exists; pass --force to overwrite it"
+    if path.exists() and not force:
+        raise CLIError(exists)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
     try:
-        # temp file in the same directory, fsync, then rename into place (datasets.write_parquet)
-        return datasets.write_parquet(df, out, overwrite=force)
-    except FileExistsError:
-        raise CLIError(f"--out {str(out)!r} already exists; pass --force to overwrite it") from None
+        with open(tmp, "xb") as f:
+            if fmt == "parquet":
+                df.to_parquet(f, index=False)
+            elif fmt == "csv":
+                f.write(df.to_csv(index=False, na_rep="").encode())
+            else:
+                f.write(df.to_json(orient="records").encode())
+            f.flush()
+            os.fsync(f.fileno())
+        if force:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise CLIError(exists) from None
+            except OSError:  # a filesystem without hard links
+                os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
 
 
-# ------------------------------------------------------------------------------------- info
+# ---------------------------------------------------------------------------- info, datasets
 
 
 def cmd_info(args) -> int:
@@ -112,9 +214,6 @@ def cmd_info(args) -> int:
     else:
         _print_table(list(facts.items()))
     return 0
-
-
-# --------------------------------------------------------------------------------- datasets
 
 
 def cmd_datasets(args) -> int:
@@ -151,12 +250,59 @@ def cmd_generate(args) -> int:
     progress(f"generating {args.kind} scale={args.scale} seed={args.seed}"
              f"{' weighted' if args.weighted else ''}...")
     df = datasets.generate(args.kind, args.scale, seed=args.seed, weighted=args.weighted)
-    progress(f"writing {len(df)} edges to {out}...")
+    progress(f"writing {len(df)} edges to {out[0]}...")
     _write(df, out, args.force)
     progress("done")
-    print(f"wrote {out}: {len(df)} edges of a {args.kind} graph on 2**{args.scale} = "
+    print(f"wrote {out[0]}: {len(df)} edges of a {args.kind} graph on 2**{args.scale} = "
           f"{1 << args.scale} vertex ids (columns {', '.join(map(str, df.columns))}; "
           f"seed {args.seed})")
+    return 0
+
+
+# ---------------------------------------------------------------------------------- list
+
+
+def _describe(spec) -> dict:
+    """An algorithm's declaration as plain values (``list --json``)."""
+    return {
+        "name": spec.name,
+        "summary": spec.summary,
+        "graph": spec.graph,
+        "weights": spec.weights,
+        "iterative": spec.iterative,
+        "inputs": [{"name": i.name, "kind": i.kind, "required": i.required, "help": i.help,
+                    "flag": _flag(i.name)} for i in spec.inputs],
+        "columns": list(spec.columns),
+        "options": {name: (None if legal is None else list(legal))
+                    for name, legal in spec.options.items()},
+        "params": _param_names(spec),
+    }
+
+
+def cmd_list(args) -> int:
+    from . import registry
+
+    specs = list(registry.ALGORITHMS.values())
+    if args.json:
+        print(json.dumps([_describe(s) for s in specs], indent=2, default=str))
+        return 0
+    for spec in specs:
+        d = _describe(spec)
+        inputs = ", ".join(f"{i['flag']} ({i['kind']}{'' if i['required'] else ', optional'})"
+                           for i in d["inputs"]) or "-"
+        options = ", ".join(name if legal is None else f"{name} in {'/'.join(map(str, legal))}"
+                            for name, legal in d["options"].items()) or "-"
+        graph = {"any": "any graph", "undirected": "undirected graph",
+                 "bipartite": "bipartite graph (--left/--right)"}[spec.graph]
+        print(f"{spec.name}: {spec.summary}")
+        _print_table([
+            ("  graph", f"{graph}; weights {spec.weights}"),
+            ("  inputs", inputs),
+            ("  columns", ", ".join(spec.columns)),
+            ("  options", options),
+            ("  --param", ", ".join(d["params"]) or "-"),
+        ])
+    print(f"({len(specs)} algorithms; run one with: {PROG} run NAME [--help])")
     return 0
 
 
@@ -164,13 +310,89 @@ def cmd_generate(args) -> int:
 
 
 def _resolve_algorithm(name: str):
-    import onyx_rapids
+    from . import registry
 
     key = name.replace("-", "_")
-    if key not in onyx_rapids.ALGORITHMS:
+    if key not in registry.ALGORITHMS:
         raise CLIError(f"unknown algorithm {name!r}; available: "
-                       f"{', '.join(onyx_rapids.ALGORITHMS)}")
-    return key, onyx_rapids.ALGORITHMS[key]
+                       f"{', '.join(registry.ALGORITHMS)} (see '{PROG} list')")
+    return registry.ALGORITHMS[key]
+
+
+def _signature(spec):
+    return inspect.signature(spec.function).parameters
+
+
+def _param_names(spec) -> list[str]:
+    """The mathematical parameters ``--param`` may set: the function's parameters other than
+    the graph, the declared inputs, the execution options and ``return_info``."""
+    from .execution import OPTIONS
+
+    inputs = {i.name for i in spec.inputs}
+    names = []
+    for j, (name, p) in enumerate(_signature(spec).items()):
+        if j == 0 or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if name in inputs or name in OPTIONS or name in _NOT_PARAMS:
+            continue
+        names.append(name)
+    return names
+
+
+def _literal(text: str):
+    """A ``--param`` value: a Python/JSON literal (``0.85``, ``10``, ``true``, ``None``,
+    ``[0.5, 0.3]``), a comma-separated list of them (``0.5,0.3``), else the string itself."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    else:
+        return list(value) if isinstance(value, tuple) else value
+    if "," in text:
+        items = [_literal(part) for part in text.split(",")]
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in items):
+            return items
+    return text
+
+
+def _params(args, spec) -> dict:
+    valid = _param_names(spec)
+    params = {}
+    for item in args.param or ():
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or not name:
+            raise CLIError(f"--param {item!r}: write name=value, e.g. --param "
+                           f"{(valid or ['alpha'])[0]}=...")
+        if name not in valid:
+            hint = ""
+            if name in {i.name for i in spec.inputs}:
+                hint = f"; {name} is an input: give it as {_flag(name)}"
+            else:
+                from .execution import OPTIONS
+                if name in OPTIONS:
+                    hint = f"; {name} is an execution option: give it as {_flag(name)}"
+            raise CLIError(f"--param {item!r}: {spec.name} has no parameter {name!r}; its "
+                           f"parameters are {', '.join(valid) or 'none'}{hint}")
+        params[name] = _literal(value)
+    return params
+
+
+def _execution_options(args) -> dict:
+    """The execution options given on the command line (the algorithm refuses those it does
+    not support, in one place: the registry)."""
+    from .execution import OPTIONS
+
+    return {name: getattr(args, name) for name in OPTIONS
+            if name not in _RESERVED_OPTIONS and getattr(args, name, None) is not None}
+
+
+# --- graphs
 
 
 def _weight_arg(spec: str | None):
@@ -182,102 +404,312 @@ def _weight_arg(spec: str | None):
     return names[0] if len(names) == 1 else names
 
 
-def _load_graph(args, progress):
-    """(graph, description, dataset name or None) from --graph and the column options."""
-    from . import datasets
-    from .graph import Graph
-
-    spec = args.graph if args.graph is not None else datasets.DEFAULT_GRAPH
-    weight = _weight_arg(args.weight)
-    names = {d["name"]: d for d in datasets.list_datasets()}
-    looks_like_path = (os.path.exists(spec) or os.sep in spec or "/" in spec
-                       or (os.altsep is not None and os.altsep in spec) or Path(spec).suffix)
-    if spec in names:
-        directed = names[spec]["directed"] and not args.undirected
-        progress(f"loading embedded graph {spec!r}...")
-        edges = datasets.load_edges(spec)
-        progress(f"building graph ({len(edges)} {'directed' if directed else 'undirected'} "
-                 "edges)...")
-        g = Graph.from_edgelist(edges, args.source, args.destination, weight, directed=directed)
-        where, dataset = f"{spec} (embedded)", spec
-    elif looks_like_path:
-        progress(f"reading graph {spec}...")
-        g = Graph.from_parquet(spec, args.source, args.destination, weight,
-                               directed=not args.undirected)
-        where, dataset = spec, None
-    else:
-        raise CLIError(f"--graph {spec!r}: unknown dataset name and no such file; embedded "
-                       f"datasets: {', '.join(names)} (or give a Parquet path)")
-    progress(f"graph ready (n={g.n}, m={g.m}{', undirected' if not g.directed else ''})")
-    return g, where, dataset
+def _looks_like_path(spec: str) -> bool:
+    return bool(os.path.exists(spec) or os.sep in spec or "/" in spec
+                or (os.altsep is not None and os.altsep in spec) or Path(spec).suffix)
 
 
-def _read_labels(path: str):
+def _read_table(path: str, flag: str):
+    """A pandas frame from the Parquet file (or directory) ``path`` given to ``flag``."""
     import pandas as pd
 
     if not os.path.exists(path):
-        raise CLIError(f"--labels {path!r}: no such file")
+        raise CLIError(f"{flag} {path!r}: no such file")
     try:
-        labels = pd.read_parquet(path)
+        return pd.read_parquet(path)
     except Exception as e:  # pyarrow raises several kinds for a file that is not Parquet
-        raise CLIError(f"--labels {path!r} is not a readable Parquet file ({e})") from e
-    if "vertex" not in labels.columns or "label" not in labels.columns:
-        raise CLIError(f"--labels {path!r} needs columns 'vertex' and 'label'; it has "
-                       f"{', '.join(map(str, labels.columns))}")
-    return labels
+        raise CLIError(f"{flag} {path!r} is not a readable Parquet file "
+                       f"({_one_line(e)})") from e
 
 
-def _default_labels(dataset: str | None, algo: str):
+def _ratings(seed: int = 0):
+    """A small deterministic ratings table (user, item, rating in 1..5): 24 users and 16 items
+    whose ratings follow two hidden tastes, each user rating 6 items; the default graph of the
+    bipartite algorithms (ALS)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    users, items, per_user = 24, 16, 6
+    user_taste = rng.random((users, 2))
+    item_taste = rng.random((items, 2))
+    affinity = user_taste @ item_taste.T
+    rows = []
+    for u in range(users):
+        for i in rng.choice(items, size=per_user, replace=False):
+            stars = 1 + 4 * affinity[u, i] / affinity.max()
+            rows.append((u, int(i), float(np.clip(np.rint(stars), 1, 5))))
+    return pd.DataFrame(rows, columns=["user", "item", "rating"]).astype(
+        {"user": "int64", "item": "int64", "rating": "float32"})
+
+
+def _load_graph(args, spec, progress):
+    """(graph, description, embedded dataset name or None) for ``spec`` from the graph flags."""
+    from . import datasets
+    from .graph import Graph
+
+    if args.dataset is not None and args.graph is not None:
+        raise CLIError("give --graph PATH or --dataset NAME, not both")
+    names = {d["name"]: d for d in datasets.list_datasets()}
+    given = args.dataset if args.dataset is not None else args.graph
+    weight = _weight_arg(args.weight)
+    extra = dict(multigraph=True) if args.multigraph else {}
+    bipartite = spec.graph == "bipartite"
+    undirected = args.undirected or spec.graph == "undirected"
+
+    if given is None and bipartite:
+        progress("generating a small ratings graph (24 users x 16 items)...")
+        df = _ratings(args.seed)
+        g = Graph.from_bipartite(df, "user", "item", weight or "rating", **extra)
+        where, dataset = f"generated ratings ({len(df)} ratings of 24 users, 16 items)", None
+    elif given is None or given in names:
+        name = given if given is not None else datasets.DEFAULT_GRAPH
+        if args.dataset is not None and name not in names:  # pragma: no cover - checked above
+            raise CLIError(f"--dataset {name!r}: unknown dataset; embedded datasets: "
+                           f"{', '.join(names)}")
+        d = names[name]
+        if weight is None and d["weighted"] and not args.unweighted:
+            weight = "weight"
+        progress(f"loading embedded graph {name!r}...")
+        edges = datasets.load_edges(name)
+        src, dst = args.src or "src", args.dst or "dst"
+        if bipartite:
+            left, right = args.left or src, args.right or dst
+            g = Graph.from_bipartite(edges, left, right, weight, **extra)
+        else:
+            directed = d["directed"] and not undirected
+            g = Graph.from_edgelist(edges, src, dst, weight, directed=directed, **extra)
+        where, dataset = f"{name} (embedded)", name
+    elif args.dataset is not None:
+        raise CLIError(f"--dataset {given!r}: unknown dataset; embedded datasets: "
+                       f"{', '.join(names)} (a Parquet file goes to --graph)")
+    elif _looks_like_path(given):
+        progress(f"reading graph {given}...")
+        src, dst = args.src or "src", args.dst or "dst"
+        if bipartite:
+            table = _read_table(given, "--graph")
+            left, right = args.left or src, args.right or dst
+            g = Graph.from_bipartite(table, left, right, weight, **extra)
+        else:
+            if not os.path.exists(given):
+                raise CLIError(f"--graph {given!r}: no such file")
+            g = Graph.from_parquet(given, src, dst, weight, directed=not undirected, **extra)
+        where, dataset = given, None
+    else:
+        raise CLIError(f"--graph {given!r}: unknown dataset name and no such file; embedded "
+                       f"datasets: {', '.join(names)} (or give a Parquet path)")
+    kind = "bipartite, " if bipartite else ""
+    progress(f"graph ready (n={g.n}, m={g.m}, {kind}{'directed' if g.directed else 'undirected'}"
+             f"{', weights ' + ','.join(g.weight_names) if g.weight_names else ''})")
+    return g, where, dataset
+
+
+# --- inputs
+
+
+def _vertex_id(text: str, flag: str):
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise CLIError(f"{flag} {text!r} is not a vertex id (an integer); the edge list's "
+                       "columns are named by --src and --dst") from None
+
+
+def _vertex_ids(text: str, flag: str) -> list:
+    ids = [part for part in text.split(",") if part.strip()]
+    if not ids:
+        raise CLIError(f"{flag} {text!r}: give vertex ids separated by commas, e.g. {flag} 0,33")
+    return [_vertex_id(part, flag) for part in ids]
+
+
+def _default_vertices(g, dataset, many: bool) -> list:
+    """Karate: the two club leaders (0 and 33; one: 0); elsewhere the highest-degree vertex."""
+    import numpy as np
+
+    from . import device
+
+    if dataset == "karate":
+        return list(_KARATE_LEADERS if many else _KARATE_LEADERS[:1])
+    degree = device.to_host(g.out_degree) + device.to_host(g.in_degree)
+    return [device.to_host(g.vertices)[int(np.argmax(degree))].item()]
+
+
+def _default_labels(dataset: str | None, spec, flag: str):
     from . import datasets
 
     if dataset != "karate":
-        raise CLIError(f"{algo} needs --labels PATH.parquet (a frame of vertex,label seed "
+        raise CLIError(f"{spec.name} needs {flag} PATH.parquet (a frame of vertex,label seed "
                        "labels); only the embedded karate graph has default seeds")
     clubs = datasets.load_labels("karate")
-    seeds = clubs[clubs["vertex"].isin(_KARATE_SEEDS)]
+    seeds = clubs[clubs["vertex"].isin(_KARATE_LEADERS)]
     return seeds.rename(columns={"club": "label"})[["vertex", "label"]].reset_index(drop=True)
 
 
-def _algorithm_kwargs(args, algo: str, params) -> dict:
-    options = {
-        "alpha": ("--alpha", args.alpha),
-        "tol": ("--tol", args.tol),
-        "max_iter": ("--max-iter", args.max_iter),
-        "feature_aware": ("--feature-aware/--no-feature-aware", args.feature_aware),
-        "change_driven": ("--change-driven/--no-change-driven", args.change_driven),
-        "fold": ("--fold/--no-fold", args.fold),
-        "direction": ("--direction", args.direction),
-        "block_size": ("--block-size", args.block_size),
-        "k": ("--k", args.k),
-    }
-    kwargs = {}
-    for name, (flag, value) in options.items():
-        if value is None:
+def _read_labels(path: str, flag: str):
+    labels = _read_table(path, flag)
+    if "vertex" not in labels.columns or "label" not in labels.columns:
+        raise CLIError(f"{flag} {path!r} needs columns 'vertex' and 'label'; it has "
+                       f"{', '.join(map(str, labels.columns))}")
+    return labels[["vertex", "label"]]
+
+
+def _read_vertex_values(path: str, flag: str):
+    values = _read_table(path, flag)
+    if "vertex" not in values.columns:
+        raise CLIError(f"{flag} {path!r} needs a 'vertex' column (one row per vertex) and one "
+                       f"column per feature; it has {', '.join(map(str, values.columns))}")
+    return values
+
+
+def _read_matrix(text: str, flag: str):
+    """A k x k matrix: inline rows ``0.9,0.1;0.1,0.9``, a .npy file or a Parquet file whose
+    columns are the matrix's columns."""
+    import numpy as np
+
+    if os.path.exists(text):
+        if text.endswith(".npy"):
+            return np.load(text, allow_pickle=False)
+        return _read_table(text, flag).to_numpy(dtype=np.float64)
+    try:
+        rows = [[float(x) for x in row.split(",")] for row in text.split(";") if row.strip()]
+        return np.array(rows, dtype=np.float64)
+    except ValueError:
+        raise CLIError(f"{flag} {text!r}: give rows separated by ';' and values by ',' (e.g. "
+                       f"{flag} '0.9,0.1;0.1,0.9'), a .npy file or a Parquet file") from None
+
+
+def _homophily(k: int):
+    """A k x k potential that favours equal states: 0.9 on the diagonal, 0.1/(k-1) elsewhere."""
+    import numpy as np
+
+    if k == 1:
+        return np.ones((1, 1))
+    return np.where(np.eye(k, dtype=bool), 0.9, 0.1 / (k - 1))
+
+
+def _default_width(spec, g) -> int:
+    """Columns of a generated vertex_values input without --k: one per weight column where the
+    algorithm requires weights (multi-manifold ranking ranks one manifold per weight column),
+    else 2."""
+    if spec.weights == "required" and g.weight_names:
+        return len(g.weight_names)
+    return 2
+
+
+def _width(value) -> int | None:
+    """Columns of a vertex_values input (a frame keyed by vertex or an n x k array)."""
+    if hasattr(value, "columns"):
+        return len(value.columns) - ("vertex" in value.columns)
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return 1 if len(shape) == 1 else shape[1]
+    return None
+
+
+def _inputs(args, spec, g, dataset, params) -> dict:
+    """The keyword arguments for ``spec``'s declared inputs: given by their flags, else the
+    defaults for the required ones (and for one start vertex when the algorithm needs one of
+    several optional ones, as bfs and sssp do)."""
+    import numpy as np
+
+    given_inputs = {i.name for i in spec.inputs if getattr(args, _dest(i.name), None) is not None}
+    start_group = [i for i in spec.inputs if i.kind in ("vertex", "vertices")]
+    fill_start = (start_group and not any(i.name in given_inputs for i in start_group)
+                  and not any(i.required for i in start_group))
+    out = {}
+    width = None  # k of the vertex values, for a default matrix
+    for inp in spec.inputs:
+        if inp.name in params:
+            raise CLIError(f"{spec.name}: give the input {inp.name} as {_flag(inp.name)}, not "
+                           "--param")
+        flag = _flag(inp.name)
+        text = getattr(args, _dest(inp.name), None)
+        wanted = inp.required or (fill_start and inp is start_group[0])
+        if text is None and not wanted:
             continue
-        if name not in params:
-            raise CLIError(f"{algo} does not take {flag}")
-        kwargs[name] = value
-    if args.labels is not None and "labels" not in params:
-        raise CLIError(f"{algo} does not take --labels")
-    if "k" in params and "k" not in kwargs:
-        kwargs["k"] = 2
-    if "weighted" in params and args.weight is not None:
-        kwargs["weighted"] = True
-    if "return_info" in params:
-        kwargs["return_info"] = True
-    return kwargs
+        if inp.kind == "vertex":
+            value = (_vertex_id(text, flag) if text is not None
+                     else _default_vertices(g, dataset, many=False)[0])
+        elif inp.kind == "vertices":
+            value = (_vertex_ids(text, flag) if text is not None
+                     else _default_vertices(g, dataset, many=True))
+        elif inp.kind == "labels":
+            value = (_read_labels(text, flag) if text is not None
+                     else _default_labels(dataset, spec, flag))
+        elif inp.kind == "vertex_values":
+            if text is not None:
+                value = _read_vertex_values(text, flag)
+            else:
+                k = args.k if args.k is not None else _default_width(spec, g)
+                if k < 1:
+                    raise CLIError(f"--k {k}: the number of columns of the default {flag} must "
+                                   "be at least 1")
+                rng = np.random.default_rng(args.seed)
+                # positive values (priors must be), in the graph's vertex order
+                value = (0.1 + 0.9 * rng.random((g.n, k))).astype(np.float32)
+            width = width or _width(value)
+        elif inp.kind == "matrix":
+            if text is not None:
+                value = _read_matrix(text, flag)
+            else:
+                value = _homophily(width or (args.k if args.k is not None else 2))
+        elif inp.kind == "int":
+            if text is not None:
+                try:
+                    value = int(text)
+                except ValueError:
+                    raise CLIError(f"{flag} {text!r} is not an integer") from None
+            elif inp.name == "k" and args.k is not None:
+                value = args.k
+            elif "labels" in {i.kind for i in spec.inputs} and inp.name == "k":
+                labels = out.get(next(i.name for i in spec.inputs if i.kind == "labels"))
+                value = 2 if labels is None else int(labels["label"].max()) + 1
+            elif inp.name == "k":
+                value = 2
+            else:
+                raise CLIError(f"{spec.name} needs {flag} N")
+        elif inp.kind == "float":
+            if text is None:
+                raise CLIError(f"{spec.name} needs {flag} X")
+            try:
+                value = float(text)
+            except ValueError:
+                raise CLIError(f"{flag} {text!r} is not a number") from None
+        else:  # pragma: no cover - registry.Input checks the kinds
+            raise CLIError(f"{spec.name}: input {inp.name} has unknown kind {inp.kind!r}")
+        out[inp.name] = value
+    return out
 
 
-def _run_algorithm(fn, g, kwargs):
-    """Run, returning (result, info dict, seconds, warning lines)."""
+def _check_inputs_given(args, spec) -> None:
+    """Refuse input flags the algorithm does not take (before loading anything)."""
+    own = {i.name for i in spec.inputs}
+    kinds = {i.kind for i in spec.inputs}
+    if args.k is not None and "k" not in own and "vertex_values" not in kinds:
+        raise CLIError(f"{spec.name} does not take --k (it has no k input and no vertex values "
+                       "to generate)")
+    for name in _all_input_names():
+        if name in own or getattr(args, _dest(name), None) is None:
+            continue
+        takes = ", ".join(_flag(i.name) for i in spec.inputs) or "no inputs"
+        hint = ""
+        if name == "source" and args.graph is not None:
+            hint = "; the edge list's source column is named by --src"
+        raise CLIError(f"{spec.name} does not take {_flag(name)} (it takes {takes}){hint}")
+
+
+def _run_algorithm(spec, g, kwargs, progress, heartbeat):
+    """Run, returning (frame, info, seconds, warning lines)."""
     from . import device
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        result = fn(g, **kwargs)
-        device.synchronize()
-        seconds = time.perf_counter() - t0
+        with Heartbeat(progress, spec.name, heartbeat):
+            t0 = time.perf_counter()
+            result = spec.function(g, **kwargs)
+            device.synchronize()
+            seconds = time.perf_counter() - t0
     info = {}
     if kwargs.get("return_info"):
         result, info = result
@@ -291,54 +723,79 @@ def _run_algorithm(fn, g, kwargs):
     return result, info, seconds, lines
 
 
+def _variant_text(info, options) -> str:
+    from .execution import OPTIONS
+
+    facts = dict(info) if info else {}
+    shown = [f"{k}={facts[k]}" for k in OPTIONS if k in facts]
+    if not shown:  # the run recorded none: show what was asked for
+        shown = [f"{k}={v}" for k, v in options.items()]
+    return " ".join(shown) or "-"
+
+
+def _heartbeat_seconds(args) -> float:
+    if args.heartbeat is not None:
+        return args.heartbeat
+    env = os.environ.get(HEARTBEAT_ENV)
+    if env:
+        try:
+            return float(env)
+        except ValueError:
+            raise CLIError(f"{HEARTBEAT_ENV}={env!r} is not a number of seconds") from None
+    return HEARTBEAT_SECONDS
+
+
 def cmd_run(args) -> int:
     from . import device
 
     progress = Progress(args.quiet)
-    algo, fn = _resolve_algorithm(args.algorithm)
-    params = inspect.signature(fn).parameters
-    kwargs = _algorithm_kwargs(args, algo, params)
+    spec = _resolve_algorithm(args.algorithm)
+    heartbeat = _heartbeat_seconds(args)
+    # everything that can be refused without work is refused before the graph is read
+    _check_inputs_given(args, spec)
+    params = _params(args, spec)
+    options = _execution_options(args)
+    spec.resolve(**options)  # the registry's one refusal of unsupported options
     out = _check_out(args.out, args.force)
-    labels = _read_labels(args.labels) if args.labels is not None else None
+    if spec.graph != "bipartite" and (args.left or args.right):
+        raise CLIError(f"--left/--right name the two sides of a bipartite graph; {spec.name} "
+                       "takes --src/--dst")
 
-    g, where, dataset = _load_graph(args, progress)
-    positional = []
-    if "labels" in params:
-        positional.append(labels if labels is not None else _default_labels(dataset, algo))
-    if positional:
-        fn_call = lambda graph, **kw: fn(graph, *positional, **kw)  # noqa: E731
-    else:
-        fn_call = fn
+    g, where, dataset = _load_graph(args, spec, progress)
+    kwargs = dict(_inputs(args, spec, g, dataset, params), **params, **options)
+    if "return_info" in _signature(spec):
+        kwargs["return_info"] = True
 
-    progress(f"running {algo}...")
-    result, info, seconds, warning_lines = _run_algorithm(fn_call, g, kwargs)
-    progress(f"{algo} done in {seconds:.3f} s")
+    shown = {k: v for k, v in kwargs.items() if k != "return_info" and not hasattr(v, "shape")}
+    described = ", ".join(f"{k}={v!r}" for k, v in shown.items() if not hasattr(v, "columns"))
+    progress(f"running {spec.name}{' (' + described + ')' if described else ''}...")
+    result, info, seconds, warning_lines = _run_algorithm(spec, g, kwargs, progress, heartbeat)
+    progress(f"{spec.name} done in {seconds:.3f} s")
     for line in warning_lines:
         print(f"{PROG}: warning: {line}", file=sys.stderr)
     df = _to_pandas(result)
 
-    variant_keys = ("feature_aware", "change_driven", "fold", "direction")
-    variant = " ".join(f"{k}={info[k]}" for k in variant_keys if k in info)
+    facts = dict(info) if info else {}
     summary = [
         ("backend", device.BACKEND),
         ("graph", f"{where}: n={g.n}, m={g.m} ({'directed' if g.directed else 'undirected'}"
                   f"{', weights ' + ','.join(g.weight_names) if g.weight_names else ''})"),
-        ("algorithm", algo),
-        ("variant", variant or "-"),
-        ("iterations", info.get("iterations", "-")),
-        ("converged", {True: "yes", False: "no"}.get(info.get("converged"), "-")),
-        ("wall time", f"{seconds:.3f} s ({algo}), {progress.elapsed():.3f} s in all"),
+        ("algorithm", spec.name),
+        ("variant", _variant_text(info, options)),
+        ("iterations", facts.get("iterations", "-")),
+        ("converged", {True: "yes", False: "no"}.get(facts.get("converged"), "-")),
+        ("wall time", f"{seconds:.3f} s ({spec.name}), {progress.elapsed():.3f} s in all"),
     ]
     if out is not None:
-        progress(f"writing {len(df)} rows to {out}...")
+        progress(f"writing {len(df)} rows to {out[0]}...")
         _write(df, out, args.force)
-        summary.append(("output", f"{out} ({len(df)} rows)"))
+        summary.append(("output", f"{out[0]} ({len(df)} rows, {out[1]})"))
     _print_table(summary, file=sys.stderr)
     if out is None:
-        shown = df if args.head <= 0 else df.head(args.head)
-        print(shown.to_string(index=False))
-        if len(shown) < len(df):
-            print(f"... {len(df)} rows in all (showing {len(shown)}; --head 0 shows all, "
+        rows = df if args.head <= 0 else df.head(args.head)
+        print(rows.to_string(index=False))
+        if len(rows) < len(df):
+            print(f"... {len(df)} rows in all (showing {len(rows)}; --head 0 shows all, "
                   "--out FILE writes all)")
         else:
             print(f"({len(df)} rows)")
@@ -348,63 +805,194 @@ def cmd_run(args) -> int:
 # ----------------------------------------------------------------------------------- parser
 
 
+def _dest(input_name: str) -> str:
+    return "input_" + input_name
+
+
+def _all_input_names() -> list[str]:
+    """Every input name declared in the registry, in declaration order (one flag each)."""
+    from . import registry
+
+    names = []
+    for spec in registry.ALGORITHMS.values():
+        for inp in spec.inputs:
+            if inp.name not in names:
+                names.append(inp.name)
+    return names
+
+
+def _input_help(name: str) -> str:
+    from . import registry
+
+    uses = [(s.name, i) for s in registry.ALGORITHMS.values() for i in s.inputs if i.name == name]
+    kind = uses[0][1].kind
+    help_text = next((i.help for _, i in uses if i.help), "")
+    what = {
+        "vertex": "a vertex id (default: 0 on karate, else the highest-degree vertex)",
+        "vertices": "vertex ids, comma-separated (default: 0,33 on karate, else the "
+                    "highest-degree vertex)",
+        "labels": "a Parquet file of vertex,label seed labels (default on karate: the clubs of "
+                  "vertices 0 and 33)",
+        "vertex_values": "a Parquet file keyed by 'vertex', one column per feature (default: "
+                         "deterministic random n x K values, --k, --seed)",
+        "matrix": "a k x k matrix: '0.9,0.1;0.1,0.9', a .npy or a Parquet file (default: 0.9 on "
+                  "the diagonal)",
+        "int": "an integer",
+        "float": "a number",
+    }[kind]
+    return (f"{help_text + '; ' if help_text else ''}{what} [{', '.join(a for a, _ in uses)}]"
+            .replace("%", "%%"))
+
+
+def _option_help(name: str, default) -> str:
+    from . import registry
+
+    users = [s.name for s in registry.ALGORITHMS.values() if name in s.options]
+    doc = {
+        "feature_aware": "one thread per (vertex, feature) lane",
+        "change_driven": "only vertices whose value moved push their change",
+        "fold": "fold an iteration's edge and vertex steps into one kernel",
+        "direction": "push along out-edges, pull along in-edges, or choose per iteration",
+        "pull_fraction": "the push/pull switch point of --direction auto",
+        "fused": "every iteration in one persistent kernel",
+        "block_size": "CUDA threads per block (a multiple of 32 in [32, 1024])",
+        "filter": "worklist construction of the traversals",
+        "threshold": "bin entries per thread before the online filter overflows",
+        "placement": "where the graph's edge arrays live",
+    }.get(name, "execution option")
+    default_text = "the algorithm's" if default is None else repr(default)
+    return (f"{doc} (default: {default_text}; supported by "
+            f"{', '.join(users) if users else 'no algorithm yet'})")
+
+
+def _add_execution_flags(group) -> None:
+    """One flag per :class:`~onyx_rapids.execution.Execution` field (reserved ones aside);
+    None when not given, so that only the options the user names reach the algorithm."""
+    from . import execution
+
+    for f in dataclasses.fields(execution.Execution):
+        if f.name in _RESERVED_OPTIONS:
+            continue
+        flag = _flag(f.name)
+        annotation = str(f.type)
+        choices = getattr(execution, f.name.upper() + "S", None)
+        if annotation.startswith("bool"):
+            group.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction,
+                               default=None, help=_option_help(f.name, f.default))
+        elif isinstance(choices, tuple):
+            group.add_argument(flag, dest=f.name, choices=choices, default=None,
+                               help=_option_help(f.name, f.default))
+        elif annotation.startswith("int"):
+            group.add_argument(flag, dest=f.name, type=int, default=None, metavar="N",
+                               help=_option_help(f.name, f.default))
+        elif annotation.startswith("float"):
+            group.add_argument(flag, dest=f.name, type=float, default=None, metavar="X",
+                               help=_option_help(f.name, f.default))
+        else:  # pragma: no cover - a new kind of option: add its flag here
+            raise RuntimeError(f"cli: no flag for execution option {f.name} ({annotation})")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the one-line error of every other error of the command."""
+
+    def error(self, message):
+        self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    import onyx_rapids
+
+    parser = _Parser(
         prog=PROG,
         description="Feature-aware graph processing on the GPU (ONYX operators on RAPIDS); "
                     "runs on the Numba CUDA simulator where there is no GPU.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser.add_argument("--version", action="version",
+                        version=f"{PROG} {onyx_rapids.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                parser_class=_Parser)
 
     # --- run
     run = sub.add_parser(
         "run", help="run an algorithm on a graph",
-        description="Run an algorithm on an embedded graph or a Parquet edge list. A summary "
-                    "goes to stderr; the result frame to stdout, or to --out as Parquet.",
+        description="Run an algorithm of the registry ('onyx-rapids list') on an embedded "
+                    "graph or a Parquet edge list, with the inputs it needs (defaults on the "
+                    "embedded graphs). A summary goes to stderr; the result frame to stdout, "
+                    "or to --out as Parquet, CSV or JSON by the extension.",
     )
     run.add_argument("algorithm", metavar="ALGO",
-                     help="algorithm name (pagerank, label_propagation, ...)")
+                     help=f"algorithm name: {', '.join(onyx_rapids.registry.ALGORITHMS)}")
     gg = run.add_argument_group("graph")
-    gg.add_argument("--graph", metavar="PATH|NAME",
-                    help="a Parquet edge file (or directory) or an embedded dataset name "
-                         "(default: the embedded karate graph; see 'onyx-rapids datasets')")
-    gg.add_argument("--source", default="src", metavar="COL",
+    gg.add_argument("--graph", metavar="PATH",
+                    help="a Parquet edge file (or directory) (default: the embedded karate "
+                         "graph; a generated ratings graph for bipartite algorithms)")
+    gg.add_argument("--dataset", metavar="NAME",
+                    help="an embedded graph (see 'onyx-rapids datasets')")
+    gg.add_argument("--src", "--source-column", dest="src", metavar="COL",
                     help="source vertex column (default: src)")
-    gg.add_argument("--destination", default="dst", metavar="COL",
-                    help="destination vertex column (default: dst)")
+    gg.add_argument("--dst", "--destination", "--destination-column", dest="dst",
+                    metavar="COL", help="destination vertex column (default: dst)")
     gg.add_argument("--weight", metavar="COL[,COL..]",
-                    help="edge weight column(s); pagerank then runs weighted")
+                    help="edge weight column(s) (default: none for a Parquet file, 'weight' "
+                         "for a weighted embedded graph)")
+    gg.add_argument("--unweighted", action="store_true",
+                    help="ignore the weights of a weighted embedded graph")
     gg.add_argument("--undirected", action="store_true",
-                    help="treat the Parquet edges as undirected (each stored both ways); "
-                         "embedded graphs carry their own kind")
-    ag = run.add_argument_group("algorithm")
-    ag.add_argument("--alpha", type=float, help="damping / mixing factor (library default)")
-    ag.add_argument("--tol", type=float, help="convergence tolerance (library default)")
-    ag.add_argument("--max-iter", type=int, metavar="N",
-                    help="iteration limit (library default)")
-    ag.add_argument("--k", type=int, metavar="K",
-                    help="label_propagation: number of classes (default 2)")
-    ag.add_argument("--labels", metavar="PATH.parquet",
-                    help="label_propagation: seed labels, a frame of vertex,label (default on "
-                         "karate: the clubs of vertices 0 and 33)")
-    vg = run.add_argument_group("variant (defaults: the library's)")
-    vg.add_argument("--feature-aware", action=argparse.BooleanOptionalAction, default=None,
-                    help="one thread per (vertex, feature) lane")
-    vg.add_argument("--change-driven", action=argparse.BooleanOptionalAction, default=None,
-                    help="only vertices that changed push their update")
-    vg.add_argument("--fold", action=argparse.BooleanOptionalAction, default=None,
-                    help="fuse the edge and vertex steps into one kernel")
-    vg.add_argument("--direction", choices=("auto", "push", "pull"), default=None,
-                    help="edge traversal direction (default: auto)")
-    vg.add_argument("--block-size", type=int, metavar="N", help="CUDA threads per block")
+                    help="treat the edges as undirected (algorithms that need an undirected "
+                         "graph get one without it)")
+    gg.add_argument("--multigraph", action="store_true",
+                    help="keep every row as an edge (default: a simple graph as cuGraph's: "
+                         "parallel edges merged)")
+    gg.add_argument("--left", metavar="COL",
+                    help="bipartite algorithms: the left (user) id column (default: --src)")
+    gg.add_argument("--right", metavar="COL",
+                    help="bipartite algorithms: the right (item) id column (default: --dst)")
+
+    ig = run.add_argument_group("inputs (each algorithm takes those 'onyx-rapids list' shows)")
+    reserved = {a.dest for a in run._actions}
+    for name in _all_input_names():
+        if name == "k":
+            continue  # the shared --k below
+        if _flag(name) in run._option_string_actions or name in reserved:
+            raise RuntimeError(f"cli: the input name {name!r} collides with a flag of 'run'")
+        ig.add_argument(_flag(name), dest=_dest(name), metavar="VALUE", help=_input_help(name))
+    ig.add_argument("--k", type=int, metavar="K", dest="k",
+                    help="an algorithm's k input (classes, factors, core order; default 2, or "
+                         "the classes of --labels), else the columns of a default "
+                         "vertex_values input (default 2)")
+    ig.add_argument("--seed", type=int, default=0, metavar="S",
+                    help="seed of generated inputs and graphs (default 0)")
+    ig.add_argument("--param", action="append", metavar="NAME=VALUE",
+                    help="a mathematical parameter of the algorithm (alpha, tol, max_iter, ...; "
+                         "repeatable; 'onyx-rapids list' shows each algorithm's)")
+
+    _add_execution_flags(run.add_argument_group(
+        "execution (defaults: the algorithm's; an option it does not support is refused)"))
+
     og = run.add_argument_group("output")
-    og.add_argument("--out", metavar="OUT.parquet",
-                    help="write the result frame here as Parquet (atomically)")
+    og.add_argument("--out", metavar="FILE",
+                    help="write the result frame here (atomically) in the format of the "
+                         "extension: .parquet/.pq, .csv, .json")
     og.add_argument("--force", action="store_true", help="overwrite an existing --out")
     og.add_argument("--head", type=int, default=10, metavar="N",
                     help="without --out: rows to print (default 10; 0 prints all)")
-    og.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    og.add_argument("--heartbeat", type=float, metavar="SECONDS",
+                    help=f"seconds between 'still running' lines (default "
+                         f"{HEARTBEAT_SECONDS:g}, or ${HEARTBEAT_ENV}; 0: none)")
+    og.add_argument("-q", "--quiet", action="store_true",
+                    help="no progress or heartbeat lines (the summary stays)")
     run.set_defaults(func=cmd_run)
+    if "k" in _all_input_names():
+        run.set_defaults(**{_dest("k"): None})
+
+    # --- list
+    for name, aliases in (("list", ["algorithms"]),):
+        ls = sub.add_parser(name, aliases=aliases, help="list the algorithms",
+                            description="Every registered algorithm with its graph kind, "
+                                        "inputs, result columns, execution options and "
+                                        "parameters.")
+        ls.add_argument("--json", action="store_true", help="print JSON")
+        ls.set_defaults(func=cmd_list)
 
     # --- info
     info = sub.add_parser("info", help="show the backend, library versions and the device",
@@ -421,14 +1009,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     # --- generate
     gen = sub.add_parser(
-        "generate", help="generate a synthetic graph as a Parquet edge list",
+        "generate", help="generate a synthetic graph as an edge list",
         description="Generate a synthetic graph with 2**scale vertices (rmat / kronecker: "
                     "Graph500 R-MAT, 16 edges per vertex; erdos_renyi: G(n, 16n); grid: 2-D "
-                    "grid) and write its edges (src, dst[, weight]) atomically as Parquet.",
+                    "grid) and write its edges (src, dst[, weight]) atomically as Parquet "
+                    "(or CSV / JSON by the extension of --out).",
     )
     gen.add_argument("kind", metavar="KIND", help="rmat, kronecker, erdos_renyi or grid")
     gen.add_argument("--scale", type=int, required=True, metavar="N", help="2**N vertices")
-    gen.add_argument("--out", required=True, metavar="PATH", help="Parquet file to write")
+    gen.add_argument("--out", required=True, metavar="PATH", help="file to write (.parquet)")
     gen.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     gen.add_argument("--weighted", action="store_true", help="add a float32 weight column")
     gen.add_argument("--force", action="store_true", help="overwrite an existing --out")
@@ -442,7 +1031,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as e:  # usage errors (2) and --help (0)
+    except SystemExit as e:  # usage errors (2), --help and --version (0)
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     try:
         return args.func(args)
