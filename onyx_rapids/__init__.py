@@ -4,12 +4,15 @@
     >>> g = onyx.Graph.from_parquet("edges.parquet", "src", "dst")        # doctest: +SKIP
     >>> onyx.pagerank(g, change_driven=True)                             # doctest: +SKIP
 
+Every algorithm is declared in :data:`ALGORITHMS` (:mod:`onyx_rapids.registry`) and takes its
+execution options as one :class:`Execution` (or as keywords); ``docs/`` holds the contract.
+
 The backend (a CUDA GPU through CuPy + numba.cuda, or the Numba CUDA simulator on the CPU) is
 chosen at import; see :mod:`onyx_rapids.device`.
 """
 
 from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
-from . import datasets, frontier, operators, properties
+from . import datasets, frontier, operators, properties, registry
 from .acc import acc
 from .algorithms.als import als
 from .algorithms.belief_propagation import belief_propagation
@@ -22,15 +25,18 @@ from .algorithms.multi_manifold_ranking import multi_manifold_ranking
 from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank
 from .algorithms.sssp import sssp
+from .algorithms._common import RunInfo
+from .execution import Execution
 from .graph import Graph
 from .operators import Edge, Normalize, Solve, Vertex, edgemap, foldmap, vertexmap
 
 __version__ = "0.1.0"
 
-ALGORITHMS = {"pagerank": pagerank, "label_propagation": label_propagation}
+#: Every public algorithm's declaration (function, inputs, columns, execution options), by name.
+ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
-    "ALGORITHMS", "Edge", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "Edge", "Execution", "RunInfo", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",

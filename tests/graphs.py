@@ -1,4 +1,5 @@
-"""Small test graphs of the shapes ARCHITECTURE.md asks for, with their edges in internal ids."""
+"""Small test graphs (multigraphs on purpose: self-loops and parallel edges exercise the
+operators), with their edges in internal ids."""
 
 from __future__ import annotations
 
@@ -41,6 +42,6 @@ def build(kind, seed=0, weights=0):
     if kind == "directed":
         df = random_directed(seed=seed, weights=weights)
         w = [f"w{j}" for j in range(weights)] or None
-        return Graph.from_edgelist(df, "src", "dst", weight=w)
+        return Graph.from_edgelist(df, "src", "dst", weight=w, multigraph=True)
     df, extra = random_undirected(seed=seed)
-    return Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra)
+    return Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra, multigraph=True)

@@ -64,15 +64,17 @@ def test_pagerank_matches_networkx_on_karate():
 
 
 @pytest.mark.parametrize("fa", [True, False])
-def test_weighted_pagerank(fa):
-    df = build("directed") and None
+def test_weighted_pagerank_uses_the_graph_weights_by_default(fa):
+    """cuGraph and NetworkX use a weighted graph's weights; weight=False ignores them."""
     g = build("directed", weights=1)
     src, dst = csr_edges(g)
     w = device.to_host(g.edge_weights)[:, 0]
     expected = oracles.pagerank(g.n, src, dst, weights=w)
-    _, rank = _ranks(pagerank(g, weighted=True, feature_aware=fa, fold=True))
+    _, rank = _ranks(pagerank(g, feature_aware=fa, fold=True))
     assert np.abs(rank - expected).sum() <= 1e-4
-    assert df is None
+    _, plain = _ranks(pagerank(g, weight=False, feature_aware=fa))
+    assert np.abs(plain - oracles.pagerank(g.n, src, dst)).sum() <= 1e-4
+    assert np.abs(plain - rank).sum() > 1e-3  # the weights matter on this graph
 
 
 def test_single_vertex_with_self_loop():
@@ -96,7 +98,7 @@ def test_not_converging_warns_and_reports():
     (dict(tol=0), "tol"),
     (dict(max_iter=0), "max_iter"),
     (dict(direction="sideways"), "direction"),
-    (dict(weighted=True), "weight"),
+    (dict(weight="nope"), "weight"),
 ])
 def test_bad_arguments(kwargs, match):
     g = build("directed")

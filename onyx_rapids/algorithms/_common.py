@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import device, frontier, io
+from ..registry import Refuse
 
 
 @dataclass
-class Info:
-    """Convergence facts of a run (also stored in the result frame's ``attrs``)."""
+class RunInfo(Mapping):
+    """Facts of one run: ``iterations``, ``converged``, the execution options it used and
+    per-iteration choices (``directions``, where recorded).
+
+    Returned by every algorithm with ``return_info=True`` as ``(frame, info)``; it reads as
+    attributes (``info.iterations``) and as a mapping (``info["iterations"]``, ``dict(info)``).
+    A copy also goes to the frame's ``attrs``, which is only a convenience: pandas ``merge``
+    and many cuDF operations drop it.
+    """
 
     iterations: int = 0
     converged: bool = False
@@ -24,6 +33,24 @@ class Info:
         if self.directions is not None:
             facts["directions"] = list(self.directions)
         return facts
+
+    def __getitem__(self, key):
+        return self.as_dict()[key]
+
+    def __iter__(self):
+        return iter(self.as_dict())
+
+    def __len__(self):
+        return len(self.as_dict())
+
+    def __getattr__(self, name):  # the variant's facts read as attributes too
+        variant = self.__dict__.get("variant", {})
+        if name in variant:
+            return variant[name]
+        raise AttributeError(name)
+
+
+Info = RunInfo
 
 
 def acc_variant(run: dict, direction, filter) -> dict:
@@ -56,31 +83,18 @@ def check_common(tol, max_iter, alpha=None):
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
 
 
-def resolve_direction(direction, change_driven):
-    if direction in (None, "auto"):
-        # bulk iterations pull (atomic-free); change-driven ones push from the few active vertices
-        return "push" if change_driven else "pull"
-    if direction not in ("push", "pull"):
-        raise ValueError(f"direction must be 'push', 'pull' or 'auto', got {direction!r}")
-    return direction
+def pull_fold_direction(execution):
+    """Direction of an algorithm whose folded kernel pulls (its registry entry refuses
+    ``fold=True`` with ``direction="push"``): "auto" pulls folded and bulk iterations and
+    pushes change-driven unfolded ones."""
+    direction = execution.direction or "auto"
+    if direction != "auto":
+        return direction
+    return "pull" if execution.fold or not execution.change_driven else "push"
 
 
-def resolve_pull_fold(direction, change_driven, fold, name):
-    """Direction for algorithms whose folded kernel exists only in pull form."""
-    if fold and direction in (None, "auto"):
-        return "pull"
-    direction = resolve_direction(direction, change_driven)
-    if fold and direction == "push":
-        raise ValueError(f"{name}: fold=True runs its steps as one pull kernel; pass "
-                         "direction='pull', or fold=False to push")
-    return direction
-
-
-def check_traversal_options(direction, pull_fraction):
-    if direction not in ("auto", "push", "pull"):
-        raise ValueError(f"direction must be 'push', 'pull' or 'auto', got {direction!r}")
-    if not 0 <= pull_fraction <= 1:
-        raise ValueError(f"pull_fraction must be in [0, 1], got {pull_fraction!r}")
+PULL_FOLD = Refuse(dict(fold=True, direction="push"),
+                   "its folded kernel pulls; pass direction='pull', or fold=False to push")
 
 
 def choose_direction(g, active, direction, pull_fraction):
@@ -92,8 +106,8 @@ def choose_direction(g, active, direction, pull_fraction):
     return "pull" if touched > pull_fraction * g.m else "push"
 
 
-def finish(g, name, columns, info: Info, return_info: bool):
-    if not info.converged:
+def finish(g, name, columns, info: RunInfo, return_info: bool, warn: bool = True):
+    if warn and not info.converged:
         warnings.warn(
             f"{name} did not converge in {info.iterations} iterations; "
             "raise max_iter or tol for a converged result",
@@ -105,4 +119,4 @@ def finish(g, name, columns, info: Info, return_info: bool):
         df.attrs.update(info.as_dict())
     except AttributeError:  # frames without attrs (older cuDF): return_info=True still works
         pass
-    return (df, info.as_dict()) if return_info else df
+    return (df, info) if return_info else df

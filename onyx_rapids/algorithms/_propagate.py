@@ -1,14 +1,21 @@
-"""The aggregate-then-update iteration shared by the ranking algorithms (MMR, MML).
+"""The aggregate-then-update iteration every propagation shares (PageRank, personalized
+PageRank, label propagation, MMR, MML), in all its execution variants.
 
 Each iteration aggregates an edge contribution over the in-edges of every vertex into ``acc``
 and then updates every vertex from its aggregate:
 
     acc(v) = sum_{u in N-(v)} contribution(u, v, e; rows),   x_next(v) = update(acc(v), x(v), ..)
 
-In bulk (NCD) mode ``rows`` is ``x`` and ``acc`` starts at zero each iteration.  In change-driven
-mode (ONYX 4.2) ``acc`` is kept on the vertices in float64 and adjusted by ``rows = delta``, the
-change of the vertices whose row moved by more than ``tol`` since their last push.  Every
-FA/CD/fold/direction combination runs through the same operators.
+In bulk mode ``rows`` is ``x`` and ``acc`` starts at zero each iteration.  In change-driven mode
+(ONYX 4.2) ``acc`` is kept on the vertices in float64 (many small changes would vanish in
+float32) and adjusted by ``rows = delta``, the change of the vertices whose row moved by more
+than ``threshold`` since they last pushed; only those vertices are active.
+
+Execution: ``fold`` runs the edge and vertex steps as one generated kernel per iteration (pull:
+[aggregate, update]; push: [update, push the new row], primed by one push); ``direction``
+``"auto"`` pulls bulk iterations and, change-driven and unfolded, chooses push or pull each
+iteration from the active vertices' out-edges against ``pull_fraction`` of all edges (SIMD-X).
+The contract is in ``docs/algorithms.md``; the options in ``docs/execution.md``.
 """
 
 from __future__ import annotations
@@ -17,12 +24,12 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ._common import Info, check_common, resolve_direction
+from ._common import RunInfo, choose_direction
 
 
 @cuda.jit(device=True)
-def moved(f, v, x_next, pushed, tol):
-    return abs(x_next[v, f] - pushed[v, f]) > tol
+def moved(f, v, x_next, pushed, threshold):
+    return abs(x_next[v, f] - pushed[v, f]) > threshold
 
 
 @cuda.jit(device=True)
@@ -38,72 +45,101 @@ def commit_flagged(f, v, x_next, pushed, delta_next, moved_any):
     return commit(f, v, x_next, pushed, delta_next)
 
 
-def propagate(g, x0, contribution, update, args, *, tol, max_iter, change_driven, fold,
-              direction, feature_aware, block_size):
-    """Iterate to convergence; returns (x, Info).  ``args`` holds what the functions read."""
-    check_common(tol, max_iter)
-    direction = resolve_direction(direction, change_driven)
-    k = x0.shape[1]
-    acc_dtype = np.float64 if change_driven else np.float32
-    x = props.copy(x0)
-    args = dict(args, x0=x0, tol=float(tol), acc=props.vertex_property(g, k, dtype=acc_dtype),
+def max_change_test(tol):
+    """The default stop test: max |x_next - x| <= tol * max(1, max |x_next|)."""
+    return lambda x_next, x: props.has_converged(x_next, x, tol)
+
+
+def plan(execution, *, default_fold):
+    """(fold, direction) of a run: ``direction`` is "push", "pull" or "auto" (chosen per
+    iteration; only change-driven unfolded runs)."""
+    cd = execution.change_driven
+    fold = default_fold if execution.fold is None else execution.fold
+    direction = execution.direction or "auto"
+    if direction == "auto":
+        if fold or not cd:
+            direction = "push" if (cd and fold) else "pull"
+    return fold, direction
+
+
+def propagate(g, x, contribution, update, args, *, execution, converged, max_iter,
+              threshold, default_fold=False, before=None):
+    """Iterate from ``x`` (n x k, copied) until ``converged(x_next, x)`` or ``max_iter``.
+
+    ``contribution(f, u, v, e, rows, ..)`` is the edge function; ``update`` the vertex steps
+    (:class:`~onyx_rapids.operators.Vertex` / ``Normalize``) that write ``x_next`` from ``acc``
+    (and return True); ``args`` what they read besides ``x``, ``x_next``, ``rows`` and ``acc``.
+    ``threshold``: how far a feature must move for its vertex to push (change-driven).
+    ``before(x)``, if given, runs before the first iteration (e.g. a dangling-mass dot).
+    Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction.
+    """
+    fold, direction = plan(execution, default_fold=default_fold)
+    cd = execution.change_driven
+    k = x.shape[1]
+    acc_dtype = np.float64 if cd else np.float32
+    x = props.copy(x)
+    args = dict(args, acc=props.vertex_property(g, k, dtype=acc_dtype),
                 x_next=props.vertex_property(g, k))
-    if change_driven:
-        args.update(pushed=props.copy(x), delta_next=props.vertex_property(g, k))
-        steps = [ops.Vertex(update), ops.Vertex(moved), ops.Vertex(commit)]
-        delta, active = props.copy(x), frontier.full(g.n)  # the first push sends everything
-    else:
-        steps = [ops.Vertex(update)]  # returns True: in a push fold every vertex pushes
-        delta = active = None
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    steps = list(update)
     push_fold = fold and direction == "push"
-    if push_fold and change_driven:
-        # the folded push marks no frontier (marking every pushed edge's destination cost
-        # 4.5x the kernel on rmat): a flag set by the moved vertices tells when to stop
-        args["moved_any"] = device.xp.zeros(1, dtype=np.int32)
-        steps[-1] = ops.Vertex(commit_flagged)
+    if cd:
+        args.update(pushed=props.copy(x), delta_next=props.vertex_property(g, k),
+                    threshold=float(threshold))
+        steps += [ops.Vertex(moved), ops.Vertex(commit)]
+        delta, active = props.copy(x), frontier.full(g.n)  # the first push sends everything
+        if push_fold:
+            # the folded push marks no frontier (marking every pushed edge's destination cost
+            # 4.5x the kernel on rmat): a flag set by the moved vertices tells when to stop
+            args["moved_any"] = device.xp.zeros(1, dtype=np.int32)
+            steps[-1] = ops.Vertex(commit_flagged)
+    else:
+        delta = active = None
+    opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size)
+    if before is not None:
+        before(x)
     if push_fold:  # the folded push kernel reads a complete aggregate: prime it
         ops.edgemap(g, contribution, "acc", dict(args, x=x, rows=x), direction="push", **opts)
         spare = props.vertex_property(g, k, dtype=acc_dtype)
 
-    info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
-                             fold=fold, direction=direction))
+    info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven=cd,
+                                fold=fold, fused=False, direction=direction), directions=[])
     for info.iterations in range(1, int(max_iter) + 1):
-        active_next = frontier.empty(g.n) if change_driven and not push_fold else None
+        way = choose_direction(g, active, direction, execution.pull_fraction)
+        info.directions.append(way)
+        active_next = frontier.empty(g.n) if cd and not push_fold else None
         call = dict(args, x=x)
         if push_fold:
-            # [update v, push v's new row or change] into the next aggregate
-            if change_driven:
+            # [update v, push v's new row or change] into the next aggregate, which starts as
+            # this one (change-driven) or zero (bulk)
+            if cd:
                 spare[...] = args["acc"]
+                args["moved_any"][0] = 0
             else:
                 props.fill(spare, 0.0)
-            call.update(acc_next=spare,
-                        rows=args["delta_next"] if change_driven else args["x_next"])
-            if change_driven:
-                args["moved_any"][0] = 0
+            call.update(acc_next=spare, rows=args["delta_next"] if cd else args["x_next"])
             ops.foldmap(g, steps + [ops.Edge(contribution, "acc_next")], call,
                         direction="push", **opts)
             args["acc"], spare = spare, args["acc"]
         else:
-            if not change_driven:
+            if not cd:
                 props.fill(args["acc"], 0.0)
-            call["rows"] = delta if change_driven else x
+            call["rows"] = delta if cd else x
             if fold:
                 ops.foldmap(g, [ops.Edge(contribution, "acc")] + steps, call, active_in=active,
                             active_out=active_next, direction="pull", **opts)
             else:
-                ops.edgemap(g, contribution, "acc", call, active_in=active,
-                            direction=direction, **opts)
+                ops.edgemap(g, contribution, "acc", call, active_in=active, direction=way,
+                            **opts)
                 ops.vertexmap(g, steps, call, active_out=active_next, **opts)
-        done = props.has_converged(args["x_next"], x, tol)
+        done = converged(args["x_next"], x)
         x, args["x_next"] = args["x_next"], x
-        if change_driven:
+        if cd:
             delta, args["delta_next"] = args["delta_next"], delta
             active = active_next
-        if push_fold and change_driven:
-            idle = int(args["moved_any"][0]) == 0
+            idle = (int(args["moved_any"][0]) == 0 if push_fold
+                    else not frontier.any_active(active))
         else:
-            idle = change_driven and not frontier.any_active(active)
+            idle = False
         if done or idle:
             info.converged = True
             break

@@ -1,4 +1,4 @@
-"""Alternating least squares for collaborative filtering (ALGORITHMS.md item 5).
+"""Alternating least squares for collaborative filtering (docs/algorithms.md item 5).
 
     sc(v) = sum_{u in N-(v)} w(u,v) lf(u),   IC(v) = sum_{u in N-(v)} lf(u) lf(u)^T  (k x k)
     lf_new(v) = (IC(v) + lambda I)^{-1} sc(v)
@@ -21,7 +21,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..operators import MAX_GROUP
-from ._common import Info, finish, resolve_pull_fold
+from ..registry import Input, algorithm
+from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 #: the k*k + k threads of one vertex's normal equations must fit one block
 MAX_K = 31
@@ -64,12 +65,16 @@ def on_target_side(f, v, side, target):
 
 
 def bipartite_sides(g):
-    """0/1 per vertex: each component 2-coloured from its lowest internal id (on side 0).
+    """0/1 per vertex: the graph's own sides (:meth:`Graph.from_bipartite`), else each
+    component 2-coloured from its lowest internal id (on side 0).
 
     Runs on the host (SciPy breadth-first order); raises ValueError if ``g`` is not bipartite.
     """
     import scipy.sparse as sp
     from scipy.sparse import csgraph
+
+    if getattr(g, "sides", None) is not None:
+        return device.to_host(g.sides).astype(np.int8)
 
     src = device.to_host(g.edge_sources).astype(np.int64)
     dst = device.to_host(g.out_indices).astype(np.int64)
@@ -89,18 +94,54 @@ def bipartite_sides(g):
     return side
 
 
+@algorithm("als", summary="alternating least squares latent factors of a ratings graph",
+           graph="bipartite",
+           inputs=(Input("k", "int", help="latent factors per vertex"),
+                   Input("init", "vertex_values", required=False, help="lf^0, n x k"),
+                   Input("sides", "vertex_values", required=False, help="0/1 per vertex")),
+           columns=("vertex", "side", "lf_{i}"), weights="required",
+           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        block_size=None),
+           defaults=dict(fold=True), refuse=(PULL_FOLD,))
 def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6,
-        feature_aware=True, change_driven=False, fold=True, direction="auto", block_size=None,
-        return_info=False):
-    """Latent factors of every vertex: ``vertex``, ``side``, ``lf_0``..``lf_{k-1}``.
+        weight=None, execution, return_info=False):
+    """Latent factors of every vertex of a ratings graph: ``vertex``, ``side``,
+    ``lf_0``..``lf_{k-1}`` (a graph from :meth:`Graph.from_bipartite` gives ``side`` its
+    names and puts it first).
 
-    Ratings are the graph's first edge-weight column; ``sides`` is a 0/1 array in
-    ``Graph.vertices`` order (found by 2-colouring when omitted); ``init`` is lf^0 (n x k), else
-    ``numpy.random.default_rng(seed).random((n, k), dtype=float32)``.
+    Parameters
+    ----------
+    g : Graph
+        An undirected bipartite graph whose edge weights are the ratings: build it with
+        ``Graph.from_bipartite(ratings, "user", "item", weight="rating")`` (user and item ids
+        never collide), or ``Graph.from_edgelist(..., directed=False)`` with disjoint ids.
+    k : int in [1, 16]
+    lam : float > 0, default 0.1
+        Ridge regularization.
+    iterations : int, default 10
+        Alternations (side 0 from side 1, then side 1 from side 0), run in full.
+    init : frame or array, optional
+        lf^0 keyed by vertex (n x k); default ``numpy.random.default_rng(seed).random``.
+    sides : frame, Series or array, optional
+        0/1 per vertex (frame keyed by ``vertex``, Series indexed by vertex, or an array in
+        ``Graph.vertices`` order); default: the graph's sides, or a 2-colouring.  Every edge
+        must join side 0 and side 1.
+    tol : float, default 1e-6
+        ``converged`` in the run info is True when the last alternation moved no factor by
+        more than ``tol`` (relative to max(1, max |lf|)).
+    weight : None or str
+        The ratings column (None: the graph's only weight column).
+    execution : Execution, optional
+        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default True),
+        ``direction``, ``block_size``.
 
-    Example::
-
-        >>> als(Graph.from_edgelist(ratings, "user", "item", weight="stars", directed=False), 8)   # doctest: +SKIP
+    Examples
+    --------
+    >>> import pandas as pd, onyx_rapids as onyx
+    >>> ratings = pd.DataFrame({"user": [1, 1, 2], "item": [1, 2, 2], "stars": [5.0, 3.0, 4.0]})
+    >>> g = onyx.Graph.from_bipartite(ratings, "user", "item", weight="stars")
+    >>> onyx.als(g, 2).shape
+    (4, 4)
     """
     if not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
         raise ValueError(f"k must be an integer in [1, {MAX_K}], got {k!r}")
@@ -108,12 +149,19 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
         raise ValueError(f"lam must be positive, got {lam!r}")
     if int(iterations) != iterations or iterations < 0:
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
+    if not tol > 0:
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    if g.directed:
+        raise ValueError("g: als needs an undirected bipartite graph (a directed ratings graph "
+                         "gives one side no in-edges, hence zero factors); build it with "
+                         "Graph.from_bipartite(ratings, 'user', 'item', weight='rating')")
     if g.edge_weights is None:
-        raise ValueError("als needs ratings: build the graph with weight=<rating column>")
-    direction = resolve_pull_fold(direction, change_driven, fold, "als")
-    side = bipartite_sides(g) if sides is None else np.asarray(device.to_host(sides)).ravel()
-    if side.shape != (g.n,) or not np.isin(side, (0, 1)).all():
-        raise ValueError(f"sides must hold 0 or 1 for each of the {g.n} vertices")
+        raise ValueError("g: als needs ratings; build the graph with weight=<rating column>")
+    ratings = g.weights_for(weight, name="als", required=True).reshape(-1, 1)
+    change_driven, fold = execution.change_driven, execution.fold
+    feature_aware, block_size = execution.feature_aware, execution.block_size
+    direction = pull_fold_direction(execution)
+    side = bipartite_sides(g) if sides is None else _given_sides(g, sides)
     if init is None:
         init = np.random.default_rng(seed).random((g.n, k), dtype=np.float32)
     lf = props.copy(g.vertex_property(init, name="init"))
@@ -121,7 +169,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
         raise ValueError(f"init must have k={k} columns, got {lf.shape[1]}")
     on_side = [frontier.from_vertices(g.n, np.flatnonzero(side == s)) for s in (0, 1)]
     K = k * k + k
-    args = dict(lf=lf, ratings=g.edge_weights[:, :1], k=int(k), lam=float(lam), tol=float(tol),
+    args = dict(lf=lf, ratings=ratings, k=int(k), lam=float(lam), tol=float(tol),
                 stats=props.vertex_property(g, K, dtype=np.float64 if change_driven
                                             else np.float32),
                 side=props.column(side, np.int32))
@@ -135,9 +183,11 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
         edge_fn, solve = normal_equation_changes, solve + [ops.Vertex(moved)]
     else:
         edge_fn = normal_equations
-    info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
-                             fold=fold, direction=direction))
+    info = RunInfo(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
+                                fold=fold, direction=direction))
+    info.converged = iterations == 0
     for info.iterations in range(1, int(iterations) + 1):
+        before = props.copy(lf)
         for target in (0, 1):  # side 0 from side 1, then side 1 from the new side 0
             call = dict(args, target=target)
             if change_driven:
@@ -158,6 +208,25 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
                 ops.vertexmap(g, commit, args, k=k, active_in=sources,
                               feature_aware=feature_aware, block_size=block_size)
                 moved_on[target] = moved_next
-    info.converged = True  # a fixed number of iterations, as Spark's and implicit's ALS
-    return finish(g, "als", {"side": device.asarray(side.astype(np.int8)), "lf_*": lf}, info,
-                  return_info)
+        info.converged = props.has_converged(lf, before, tol)
+    columns = {"lf_*": lf}
+    if getattr(g, "sides", None) is None:
+        columns = {"side": device.asarray(side.astype(np.int8)), **columns}
+    # a fixed number of alternations, as Spark's and implicit's ALS: no warning
+    return finish(g, "als", columns, info, return_info, warn=False)
+
+
+def _given_sides(g, sides):
+    """The user's 0/1 sides (aligned by vertex id), checked against every edge."""
+    side = device.to_host(g.vertex_property(sides, name="sides"))
+    if side.shape[1] != 1 or not np.isin(side, (0, 1)).all():
+        raise ValueError(f"sides must hold one value, 0 or 1, for each of the {g.n} vertices")
+    side = side[:, 0].astype(np.int8)
+    src = device.to_host(g.edge_sources)
+    dst = device.to_host(g.out_indices)
+    same = np.flatnonzero(side[src] == side[dst])
+    if same.size:
+        raise ValueError(f"sides: every edge must join side 0 and side 1, but "
+                         f"{g._describe_edges(device.asarray(same))} join vertices of one "
+                         "side; fix sides, or omit it to 2-colour the graph")
+    return side

@@ -1,4 +1,4 @@
-"""Sum-product belief propagation (ALGORITHMS.md item 6) on an undirected graph.
+"""Sum-product belief propagation (docs/algorithms.md item 6) on an undirected graph.
 
     m^i_uv = normalize( (b^{i-1}(u) o m^{i-1}_vu^{o-1}) Psi ),
     b^i(v) = normalize( phi(v) o prod_{u in N-(v)} m^i_uv )
@@ -21,7 +21,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..operators import group_broadcast
-from ._common import Info, check_common, finish, resolve_pull_fold
+from ..registry import Input, algorithm
+from ._common import PULL_FOLD, RunInfo, check_common, finish, pull_fold_direction
 
 
 @cuda.jit(device=True)
@@ -71,24 +72,53 @@ def commit(f, v, belief_next, pushed):
     return True
 
 
-def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_aware=True,
-                       change_driven=False, fold=True, direction="auto", block_size=None,
+@algorithm("belief_propagation", summary="loopy belief propagation, k states per vertex",
+           graph="undirected",
+           inputs=(Input("priors", "vertex_values", help="phi > 0, n x k"),
+                   Input("potential", "matrix", help="Psi, positive symmetric k x k")),
+           columns=("vertex", "belief_{i}"),
+           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        block_size=None),
+           defaults=dict(fold=True), refuse=(PULL_FOLD,))
+def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, execution,
                        return_info=False):
     """Marginal beliefs of every vertex: ``vertex``, ``belief_0``..``belief_{k-1}``.
 
-    ``priors``: phi > 0, a frame keyed by ``vertex`` or an n x k array; ``potential``: Psi, a
-    positive symmetric k x k matrix shared by all edges.  The graph must be undirected (every
-    directed edge has its reverse).
+    Parameters
+    ----------
+    g : Graph
+        Undirected (every directed edge has its reverse); weights are not used.
+    priors : frame or array
+        phi > 0: a frame keyed by ``vertex`` (or indexed by vertex), or an n x k array in
+        ``Graph.vertices`` order.
+    potential : array or DataFrame
+        Psi, a positive symmetric k x k matrix shared by all edges.
+    tol, max_iter : stop when no belief moves by more than ``tol``, or after ``max_iter``.
+    execution : Execution, optional
+        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default True),
+        ``direction``, ``block_size``.
 
-    Example::
-
-        >>> belief_propagation(g, np.full((g.n, 2), 0.5), [[0.9, 0.1], [0.1, 0.9]])   # doctest: +SKIP
+    Examples
+    --------
+    >>> import numpy as np, onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> priors = np.full((g.n, 2), 0.5, dtype=np.float32); priors[0] = [0.9, 0.1]
+    >>> onyx.belief_propagation(g, priors, [[0.9, 0.1], [0.1, 0.9]]).shape
+    (34, 3)
     """
     check_common(tol, max_iter)
-    direction = resolve_pull_fold(direction, change_driven, fold, "belief_propagation")
+    change_driven, fold = execution.change_driven, execution.fold
+    feature_aware, block_size = execution.feature_aware, execution.block_size
+    direction = pull_fold_direction(execution)
     phi = g.vertex_property(priors, name="priors")
     k = phi.shape[1]
-    psi = np.asarray(device.to_host(potential), dtype=np.float64)
+    if hasattr(potential, "to_numpy"):  # a pandas / cuDF frame
+        potential = potential.to_numpy()
+    try:
+        psi = np.asarray(device.to_host(potential), dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"potential must be a k x k numeric matrix, got "
+                        f"{type(potential).__name__}: {e}") from e
     if psi.shape != (k, k):
         raise ValueError(f"potential must be {k} x {k} (k from priors), got shape {psi.shape}")
     if not np.isfinite(psi).all() or (psi <= 0).any():
@@ -123,7 +153,7 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, feature_
     else:
         edge_fn, active = message, None
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
-    info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
+    info = RunInfo(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, direction=direction))
     for info.iterations in range(1, int(max_iter) + 1):
         if change_driven:

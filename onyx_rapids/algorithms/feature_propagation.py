@@ -1,4 +1,4 @@
-"""Feature propagation, APPNP (ALGORITHMS.md item 3).
+"""Feature propagation, APPNP (docs/algorithms.md).
 
     H^0 = X,   H^i = (1 - alpha) A_hat H^{i-1} + alpha X,   A_hat = D^-1/2 (A + I) D^-1/2
 
@@ -13,7 +13,8 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
-from ._common import Info, finish, resolve_pull_fold
+from ..registry import Input, algorithm
+from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 
 @cuda.jit(device=True)
@@ -29,22 +30,43 @@ def teleport_mix(f, v, acc, h, h_next, x, inv_sqrt_degree, alpha):
     return True
 
 
-def feature_propagation(g, features, alpha=0.1, iterations=10, *, feature_aware=True,
-                        fold=True, direction="auto", block_size=None, return_info=False):
-    """APPNP propagation of ``features`` (a frame keyed by ``vertex`` or an n x k array).
+@algorithm("feature_propagation", summary="APPNP feature propagation, fixed iterations",
+           inputs=(Input("features", "vertex_values", help="X, n x k"),),
+           columns=("vertex", "h_{i}"),
+           options=dict(feature_aware=None, fold=None, direction=None, block_size=None),
+           defaults=dict(fold=True), refuse=(PULL_FOLD,))
+def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
+                        return_info=False):
+    """APPNP propagation of ``features``: ``vertex``, ``h_0``..``h_{k-1}``.
 
-    Returns ``vertex``, ``h_0``..``h_{k-1}``.
+    Parameters
+    ----------
+    g : Graph
+        Propagates over its simple undirected view (weights are not used).
+    features : frame or array
+        X: a frame keyed by ``vertex`` (or indexed by vertex), or an n x k array in
+        ``Graph.vertices`` order.
+    alpha : float in [0, 1], default 0.1
+        Teleport (restart) weight.
+    iterations : int, default 10
+    execution : Execution, optional
+        Or keywords ``feature_aware``, ``fold`` (default True), ``direction``,
+        ``block_size``.
 
-    Example::
-
-        >>> X = np.random.default_rng(0).random((g.n, 16), dtype=np.float32)
-        >>> feature_propagation(g, X, iterations=10)   # doctest: +SKIP
+    Examples
+    --------
+    >>> import numpy as np, onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> X = np.random.default_rng(0).random((g.n, 4), dtype=np.float32)
+    >>> onyx.feature_propagation(g, X).shape
+    (34, 5)
     """
     if not (0 <= alpha <= 1):
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
     if int(iterations) != iterations or iterations < 0:
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-    direction = resolve_pull_fold(direction, False, fold, "feature_propagation")
+    direction, fold = pull_fold_direction(execution), execution.fold
+    feature_aware, block_size = execution.feature_aware, execution.block_size
     x = g.vertex_property(features, name="features")
     k = x.shape[1]
     simple = g.simple_undirected()
@@ -54,7 +76,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, feature_aware=
                 inv_sqrt_degree=props.column(1.0 / device.xp.sqrt(degree)))
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
     h = props.copy(x)
-    info = Info(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
+    info = RunInfo(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
         call = dict(args, h=h)
         if fold:

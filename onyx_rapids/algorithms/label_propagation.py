@@ -1,11 +1,11 @@
-"""Label propagation (ALGORITHMS.md item 4), P partitions of k classes each.
+"""Label propagation (docs/algorithms.md), P partitions of k classes each.
 
     aggr_p(v) = sum_{u in N-(v)} w_p(u,v) lp^{i-1}(u)_p
     lp^i(v)_p = normalize( alpha * normalize(aggr_p(v)) + (1 - alpha) * lp^{i-1}(v)_p )
 
-with labelled vertices clamped to lp^0.  Change-driven mode keeps ``aggr`` on the vertices and
-adjusts it by the changes pushed from vertices whose row moved by more than ``tol`` since their
-last push (ONYX 4.2).
+with labelled vertices clamped to lp^0; the weights w_p are the graph's edge weights (one column
+per partition, non-negative) or 1.  The iteration, in every execution variant, is the shared
+propagation driver (:mod:`onyx_rapids.algorithms._propagate`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import device, frontier, io, operators as ops, properties as props
-from ._common import Info, check_common, finish, resolve_direction
+from .. import device, io, operators as ops, properties as props
+from ..registry import Input, algorithm
+from ._common import check_common, finish
+from ._propagate import max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -23,22 +25,15 @@ def weighted_label(f, u, v, e, rows, weights, k):
 
 
 @cuda.jit(device=True)
-def mix(f, v, prob, lp, lp_next, alpha):
-    lp_next[v, f] = alpha * prob[v, f] + (1.0 - alpha) * lp[v, f]
+def mix(f, v, prob, x, x_next, alpha):
+    x_next[v, f] = alpha * prob[v, f] + (1.0 - alpha) * x[v, f]
     return True
 
 
 @cuda.jit(device=True)
-def settle(f, v, lp_next, lp0, clamped, reference, threshold):
+def keep_labelled(f, v, x_next, lp0, clamped):
     if clamped[v, 0] != 0:
-        lp_next[v, f] = lp0[v, f]
-    return abs(lp_next[v, f] - reference[v, f]) > threshold
-
-
-@cuda.jit(device=True)
-def commit(f, v, lp_next, pushed, delta_next):
-    delta_next[v, f] = lp_next[v, f] - pushed[v, f]
-    pushed[v, f] = lp_next[v, f]
+        x_next[v, f] = lp0[v, f]
     return True
 
 
@@ -73,93 +68,74 @@ def _initial_labels(g, labels, k):
     return lp0, one_hot.all(axis=1), P
 
 
+@algorithm("label_propagation", summary="class probabilities spread from labelled vertices",
+           inputs=(Input("labels", "labels", help="frame of vertex, label (or label_0..)"),
+                   Input("k", "int", help="classes per partition")),
+           columns=("vertex", "lp_{i}", "label"), weights="used",
+           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        pull_fraction=None, block_size=None))
 def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
-                      feature_aware=True, change_driven=False, fold=False, direction="auto",
-                      block_size=None, return_info=False):
+                      weight=None, execution, return_info=False):
     """Class probabilities of every vertex: ``vertex``, ``lp_0``.. and ``label`` (P = 1).
 
-    ``labels``: a frame of ``vertex`` and ``label`` (or ``label_0``.. for P partitions), or a full
-    n x P*k lp^0 (rows that are one-hot in every partition count as labelled).
+    Parameters
+    ----------
+    g : Graph
+    labels : frame or array
+        A frame of ``vertex`` and ``label`` (or ``label_0``.. for P partitions; a Series
+        indexed by vertex also works), classes in [0, k); or a full n x P*k lp^0 array in
+        ``Graph.vertices`` order (rows one-hot in every partition count as labelled).
+    k : int
+        Classes per partition.
+    alpha : float in (0, 1), default 0.85
+    clamp : bool, default True
+        Keep labelled vertices at their label.
+    tol, max_iter : stop when no probability moves by more than ``tol`` (relative to 1), or
+        after ``max_iter`` iterations.
+    weight : None, str, list of str or False
+        Edge weights, one non-negative column per partition: None uses the graph's (when it
+        has any), names pick columns, False ignores them (every weight 1).
+    execution : Execution, optional
+        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
+        ``direction``, ``pull_fraction``, ``block_size``.
+    return_info : bool
 
-    Example::
-
-        >>> seeds = pd.DataFrame({"vertex": [0, 33], "label": [0, 1]})
-        >>> label_propagation(g, seeds, k=2)["label"]   # doctest: +SKIP
+    Examples
+    --------
+    >>> import onyx_rapids as onyx, pandas as pd
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> seeds = pd.DataFrame({"vertex": [0, 33], "label": [0, 1]})
+    >>> onyx.label_propagation(g, seeds, k=2)["label"].tolist()[:3]
+    [0, 0, 0]
     """
     check_common(tol, max_iter, alpha)
-    direction = resolve_direction(direction, change_driven)
     lp0, labelled, P = _initial_labels(g, labels, k)
     K = P * k
-    if g.edge_weights is None:
-        weights = device.full((max(g.m, 1), P), 1.0, np.float32)
-    elif g.edge_weights.shape[1] != P:
-        raise ValueError(f"label_propagation with {P} partition(s) needs {P} edge weight "
-                         f"column(s); the graph has {g.edge_weights.shape[1]} ({g.weight_names})")
-    else:
-        weights = g.edge_weights
-    clamped = props.column(labelled & bool(clamp))
-    lp = props.copy(lp0)
-    # a change-driven aggregate is adjusted by many small changes: float32 would drop those
-    # reaching high in-degree vertices (their aggregate's ulp outgrows the changes), so keep it
-    # in float64
-    aggr_dtype = np.float64 if change_driven else np.float32
-    args = dict(weights=weights, k=int(k), alpha=float(alpha), lp0=lp0, clamped=clamped,
-                aggr=props.vertex_property(g, K, dtype=aggr_dtype),
-                prob=props.vertex_property(g, K),
-                lp_next=props.vertex_property(g, K))
-    update = [ops.Normalize("aggr", "prob", k), ops.Vertex(mix), ops.Normalize("lp_next", None, k),
-              ops.Vertex(settle)]
-    if change_driven:
-        args.update(pushed=props.copy(lp), delta_next=props.vertex_property(g, K),
-                    threshold=float(tol))
-        update.append(ops.Vertex(commit))
-        delta, active = props.copy(lp), frontier.full(g.n)
-    else:
-        args["threshold"] = -1.0  # bulk: every vertex goes on and pushes
-        delta = active = None
-    opts = dict(k=K, feature_aware=feature_aware, block_size=block_size)
-    push_fold = fold and direction == "push"
-    if push_fold:  # the folded push kernel reads a complete aggregate: prime it
-        ops.edgemap(g, weighted_label, "aggr", dict(args, rows=lp), direction="push", **opts)
-        aggr_spare = props.vertex_property(g, K, dtype=aggr_dtype)
-
-    info = Info(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
-                             fold=fold, direction=direction))
-    for info.iterations in range(1, int(max_iter) + 1):
-        active_next = frontier.empty(g.n) if change_driven else None
-        call = dict(args, lp=lp, reference=args["pushed"] if change_driven else lp)
-        if push_fold:
-            # [update v, push v's new row] in one kernel; pushes land in the next aggregate,
-            # which starts as this one (CD) or zero (bulk)
-            if change_driven:
-                aggr_spare[...] = args["aggr"]
-            else:
-                props.fill(aggr_spare, 0.0)
-            call.update(aggr_next=aggr_spare,
-                        rows=args["delta_next"] if change_driven else args["lp_next"])
-            ops.foldmap(g, update + [ops.Edge(weighted_label, "aggr_next")], call,
-                        active_out=active_next, direction="push", **opts)
-            args["aggr"], aggr_spare = aggr_spare, args["aggr"]
-        else:
-            if not change_driven:
-                props.fill(args["aggr"], 0.0)
-            call["rows"] = delta if change_driven else lp
-            if fold:
-                ops.foldmap(g, [ops.Edge(weighted_label, "aggr")] + update, call,
-                            active_in=active, active_out=active_next, direction="pull", **opts)
-            else:
-                ops.edgemap(g, weighted_label, "aggr", call, active_in=active,
-                            direction=direction, **opts)
-                ops.vertexmap(g, update, call, active_out=active_next, **opts)
-        done = props.has_converged(args["lp_next"], lp, tol)
-        lp, args["lp_next"] = args["lp_next"], lp
-        if change_driven:
-            delta, args["delta_next"] = args["delta_next"], delta
-            active = active_next
-        if done or (change_driven and not frontier.any_active(active)):
-            info.converged = True
-            break
+    weights = _partition_weights(g, weight, P)
+    args = dict(weights=weights, k=int(k), alpha=float(alpha), lp0=lp0,
+                clamped=props.column(labelled & bool(clamp)), prob=props.vertex_property(g, K))
+    update = [ops.Normalize("acc", "prob", k), ops.Vertex(mix),
+              ops.Normalize("x_next", None, k), ops.Vertex(keep_labelled)]
+    lp, info = propagate(g, lp0, weighted_label, update, args, execution=execution,
+                         converged=max_change_test(tol), max_iter=max_iter, threshold=tol)
     columns = {"lp_*": lp}
     if P == 1:
         columns["label"] = lp.argmax(axis=1).astype(np.int32)
     return finish(g, "label_propagation", columns, info, return_info)
+
+
+def _partition_weights(g, weight, P):
+    """m x P non-negative weights: the graph's (or the named) columns, or ones."""
+    if weight is False or g.edge_weights is None:
+        if weight not in (None, False):
+            raise ValueError(f"weight={weight!r}: this graph has no edge weights")
+        return device.full((max(g.m, 1), P), 1.0, np.float32)
+    names = [weight] if isinstance(weight, str) else (g.weight_names if weight is None
+                                                      else list(weight))
+    if len(names) != P:
+        raise ValueError(f"label_propagation with {P} partition(s) needs {P} edge weight "
+                         f"column(s); got {len(names)} ({names}); pass weight=[...] naming "
+                         f"{P}, or weight=False")
+    columns = [g.weights_for(name, name="label_propagation", non_negative=True)
+               for name in names]
+    return device.xp.ascontiguousarray(device.xp.stack(columns, axis=1))

@@ -1,4 +1,4 @@
-"""Multi-manifold ranking (ALGORITHMS.md item 7).
+"""Multi-manifold ranking (docs/algorithms.md, item 7).
 
     waggr(v) = sum_{u in N-(v)} w(u,v) o mm^{i-1}(u)      haggr(v) = (sum_{u in N-(v)} w(u,v))^{o-1}
     mm^i(v) = alpha * waggr(v) o haggr(v) + (1 - alpha) * mm^0(v)
@@ -13,8 +13,9 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
+from ..registry import Input, algorithm
 from ._common import check_common, finish
-from ._propagate import propagate
+from ._propagate import max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -33,18 +34,35 @@ def rank_update(f, v, acc, x_next, x0, inv_weight_sum, alpha):
     return True
 
 
+@algorithm("multi_manifold_ranking", summary="ranking on k manifolds (k weight columns)",
+           inputs=(Input("init", "vertex_values", help="mm^0, n x k"),),
+           columns=("vertex", "mmr_{i}"), weights="required", options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        pull_fraction=None, block_size=None))
 def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weights=None,
-                           feature_aware=True, change_driven=False, fold=False,
-                           direction="auto", block_size=None, return_info=False):
+                           execution, return_info=False):
     """Rank every vertex on k manifolds: ``vertex``, ``mmr_0``..``mmr_{k-1}``.
 
-    ``init`` is mm^0 (a frame keyed by ``vertex`` or an n x k array); the k positive edge
-    weights per edge come from the graph (``weight=[...]`` at construction) or ``weights``
-    (an m x k array in CSR order).
+    Parameters
+    ----------
+    g : Graph
+    init : frame or array
+        mm^0: a frame keyed by ``vertex`` (or indexed by vertex), or an n x k array in
+        ``Graph.vertices`` order.
+    alpha : float in (0, 1), default 0.85
+    tol, max_iter : stop rule as :func:`label_propagation`
+    weights : array, optional
+        m x k positive edge weights in CSR order, one column per manifold; default: the
+        graph's weight columns (``weight=[...]`` at construction).
+    execution : Execution, optional
+        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
+        ``direction``, ``pull_fraction``, ``block_size``.
 
-    Example::
-
-        >>> multi_manifold_ranking(g, np.eye(g.n, 2, dtype=np.float32))   # doctest: +SKIP
+    Examples
+    --------
+    >>> import numpy as np, onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("les_miserables"), weight="weight")
+    >>> onyx.multi_manifold_ranking(g, np.eye(g.n, 1, dtype=np.float32)).shape
+    (77, 2)
     """
     check_common(tol, max_iter, alpha)
     mm0 = g.vertex_property(init, name="init")
@@ -53,15 +71,17 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
     if w is None or w.shape[1] != k:
         raise ValueError(f"multi_manifold_ranking needs {k} edge weight column(s), one per "
                          f"feature of init; got {None if w is None else w.shape[1]}")
-    if bool((w <= 0).any()):
+    if bool((w <= 0).any()) or not bool(device.xp.isfinite(w).all()):
         raise ValueError("multi_manifold_ranking needs positive edge weights")
     weight_sum = props.vertex_property(g, k)
     ops.edgemap(g, edge_weight, "weight_sum", dict(weights=w, weight_sum=weight_sum),
-                direction="pull", feature_aware=feature_aware, block_size=block_size)
+                direction="pull", feature_aware=execution.feature_aware,
+                block_size=execution.block_size)
     xp = device.xp
     inverse = xp.where(weight_sum > 0, 1.0 / xp.where(weight_sum > 0, weight_sum, 1.0), 0.0)
-    args = dict(weights=w, alpha=float(alpha), inv_weight_sum=inverse.astype(np.float32))
-    mm, info = propagate(g, mm0, weighted_rank, rank_update, args, tol=tol, max_iter=max_iter,
-                         change_driven=change_driven, fold=fold, direction=direction,
-                         feature_aware=feature_aware, block_size=block_size)
+    args = dict(weights=w, alpha=float(alpha), inv_weight_sum=inverse.astype(np.float32),
+                x0=mm0)
+    mm, info = propagate(g, mm0, weighted_rank, [ops.Vertex(rank_update)], args,
+                         execution=execution, converged=max_change_test(tol),
+                         max_iter=max_iter, threshold=tol)
     return finish(g, "multi_manifold_ranking", {"mmr_*": mm}, info, return_info)

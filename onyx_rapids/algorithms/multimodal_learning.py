@@ -1,4 +1,4 @@
-"""Multimodal learning (ALGORITHMS.md item 8).
+"""Multimodal learning (docs/algorithms.md).
 
     AGGR(v) = sum_{u in N-(v)} w(u,v)^T mmode^{i-1}(u)     (J x k; w(u,v) holds J modalities)
     mmode^i(v) = alpha . AGGR(v) + (1 - sum_j alpha_j) mmode^0(v)
@@ -14,8 +14,9 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
+from ..registry import Input, algorithm
 from ._common import check_common, finish
-from ._propagate import propagate
+from ._propagate import max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -34,14 +35,34 @@ def mode_update(f, v, acc, x_next, x0, keep):
     return True
 
 
+@algorithm("multimodal_learning", summary="features spread over J weighted modalities",
+           inputs=(Input("init", "vertex_values", help="mmode^0, n x k"),),
+           columns=("vertex", "mml_{i}"), weights="required", options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        pull_fraction=None, block_size=None))
 def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights=None,
-                        feature_aware=True, change_driven=False, fold=False, direction="auto",
-                        block_size=None, return_info=False):
+                        execution, return_info=False):
     """``vertex``, ``mml_0``..``mml_{k-1}`` from mmode^0 = ``init`` and J-modality weights.
 
-    Example::
+    Parameters
+    ----------
+    g : Graph
+    init : frame or array
+        mmode^0: a frame keyed by ``vertex`` (or indexed by vertex), or an n x k array in
+        ``Graph.vertices`` order.
+    alphas : J non-negative floats summing to less than 1, default 0.8 / J each
+    tol, max_iter : stop rule as :func:`label_propagation`
+    weights : array, optional
+        m x J non-negative modality weights in CSR order; default: the graph's weight columns.
+    execution : Execution, optional
+        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
+        ``direction``, ``pull_fraction``, ``block_size``.
 
-        >>> multimodal_learning(g, np.eye(g.n, 3, dtype=np.float32), alphas=[0.5, 0.3])   # doctest: +SKIP
+    Examples
+    --------
+    >>> import numpy as np, onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("les_miserables"), weight="weight")
+    >>> onyx.multimodal_learning(g, np.eye(g.n, 3, dtype=np.float32)).shape
+    (77, 4)
     """
     check_common(tol, max_iter)
     mmode0 = g.vertex_property(init, name="init")
@@ -49,21 +70,23 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
     if w is None:
         raise ValueError("multimodal_learning needs edge weights, one column per modality")
     J = w.shape[1]
-    if bool((w < 0).any()):
-        raise ValueError("multimodal_learning needs non-negative edge weights")
+    if not bool(device.xp.isfinite(w).all()) or bool((w < 0).any()):
+        raise ValueError("weights: multimodal_learning needs finite, non-negative edge "
+                         "weights")
     a = np.full(J, 0.8 / J) if alphas is None else np.asarray(alphas, dtype=np.float64).ravel()
     if a.shape != (J,) or (a < 0).any() or a.sum() >= 1:
         raise ValueError(f"alphas must be {J} non-negative values (one per weight column) "
                          f"summing to less than 1, got {alphas!r}")
     in_sums = props.vertex_property(g, J)
     ops.edgemap(g, modality_weight, "in_sums", dict(weights=w, in_sums=in_sums),
-                direction="pull", feature_aware=feature_aware, block_size=block_size)
+                direction="pull", feature_aware=execution.feature_aware,
+                block_size=execution.block_size)
     xp = device.xp
     totals = in_sums[g.out_indices]  # each CSR edge's destination totals
     normalized = xp.where(totals > 0, w / xp.where(totals > 0, totals, 1.0), 0.0)
     mixed = props.column(normalized @ xp.asarray(a), np.float32)
-    args = dict(mixed_weight=mixed, keep=float(1.0 - a.sum()))
-    mm, info = propagate(g, mmode0, mixed_mode, mode_update, args, tol=tol, max_iter=max_iter,
-                         change_driven=change_driven, fold=fold, direction=direction,
-                         feature_aware=feature_aware, block_size=block_size)
+    args = dict(mixed_weight=mixed, keep=float(1.0 - a.sum()), x0=mmode0)
+    mm, info = propagate(g, mmode0, mixed_mode, [ops.Vertex(mode_update)], args,
+                         execution=execution, converged=max_change_test(tol),
+                         max_iter=max_iter, threshold=tol)
     return finish(g, "multimodal_learning", {"mml_*": mm}, info, return_info)
