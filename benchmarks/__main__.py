@@ -1,5 +1,5 @@
-"""``python -m benchmarks run SUITE ...`` / ``python -m benchmarks list``: the benchmark
-harness (benchmarks/harness.py)."""
+"""``python -m benchmarks list`` / ``python -m benchmarks run SUITE ...``: the only command line
+of the benchmarks (benchmarks/harness.py)."""
 
 import sys
 

@@ -1,5 +1,5 @@
-"""Stand-ins shared by the benchmark tests (test_bench_harness.py, test_bench_traversal.py): the
-base of a stand-in ``cugraph`` module, each test file adding the algorithms it needs."""
+"""Stand-ins shared by the benchmark tests: a ``cugraph`` module whose Graph keeps NumPy arrays
+(each test adds the algorithms it needs)."""
 
 import types
 
@@ -29,6 +29,9 @@ class FakeCugraphGraph:
 
     def nodes(self):
         return pd.Series(self.ids)
+
+    def number_of_vertices(self):
+        return len(self.ids)
 
 
 def fake_cugraph_module():

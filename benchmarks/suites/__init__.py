@@ -1,0 +1,1 @@
+"""The harness suites, one module per family of measurements (see benchmarks/harness.py)."""

@@ -1,0 +1,323 @@
+"""Suites ``traversal`` and ``multisource`` (directed-mode graphs).
+
+traversal: each algorithm cuGraph also has, at the library defaults (the PageRanks alpha 0.85,
+tol 1e-6, max_iter 100), ms per call; bfs, sssp and personalized PageRank from the vertex of
+largest out-degree; k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
+on the same graph; without cuGraph against a CPU oracle (scipy / networkx / a float64 power
+iteration) up to :data:`ORACLE_MAX_EDGES` stored edges, else against a certificate computed
+over the edges.  bfs / sssp predecessors (a null or -1: none) must be a tight in-neighbour.
+
+multisource: bfs / sssp from k sources at once (one k-column call) against k single-source
+calls of ours and k calls of cuGraph; every column checked against the single-source run and
+cuGraph's.  Sources: drawn (seeded) among the max(1024, 4k) largest out-degrees.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from onyx_rapids import device
+from onyx_rapids.graph import _bincount
+
+from .. import catalog
+from ..catalog import call, make_inputs
+from ..common import (UNREACHED_FLOAT, UNREACHED_HOPS, compare, free_memory, host, ordered,
+                      predecessors)
+
+ORACLE_MAX_EDGES = 200_000
+PAGERANK = dict(alpha=0.85, tol=1e-6, max_iter=100)
+SSSP_RTOL = 1e-4
+METRIC = {"bfs": ("hops", 0.0), "sssp": ("distance", SSSP_RTOL),
+          "weakly_connected_components": ("partition", 0.0), "core_number": ("exact", 0.0),
+          "k_core": ("members", 0.0), "pagerank": ("normalized_l1", 1e-3),
+          "personalized_pagerank": ("normalized_l1", 1e-3)}
+
+
+def algorithms():
+    """Registry algorithms that the cuGraph peer also runs."""
+    from ..peers.cugraph import KINDS
+    return tuple(a for a in catalog.algorithms() if a in KINDS)
+
+
+def multi_algorithms():
+    """Registry algorithms taking one ``source`` or k ``sources`` (bfs, sssp)."""
+    return tuple(a for a, e in catalog.algorithms().items()
+                 if {"source", "sources"} <= e.input_names())
+
+
+def _ours(entry, g, inputs):
+    extra = PAGERANK if entry.name in ("pagerank", "personalized_pagerank") else {}
+    kw = {k: v for k, v in extra.items() if k != "max_iter"}
+    if extra:  # cuGraph's PageRank and the oracle ignore weights
+        kw.update(catalog.unweighted(entry))
+    return call(entry, g, inputs, iterations=extra.get("max_iter"), info=False, **kw)[0]
+
+
+def _values(name, frame, g):
+    if name == "k_core":
+        return np.unique(host(frame["vertex"]).astype(np.int64))
+    col = {"pagerank": "pagerank", "personalized_pagerank": "ppr_0"}.get(name)
+    return ordered(frame, g, col or catalog.get(name).value_columns(1)[0])
+
+
+# ------------------------------------------------------------------------------ references
+
+
+def _host_edges(g):
+    w = (device.to_host(g.edge_weights[:, 0]).astype(np.float64) if g.edge_weights is not None
+         else np.ones(g.m))
+    return (device.to_host(g.edge_sources).astype(np.int64),
+            device.to_host(g.out_indices).astype(np.int64), w)
+
+
+def oracle(name, g, source, k=None):
+    """(reference in our order, description) on the host; ValueError when unavailable."""
+    if g.m > ORACLE_MAX_EDGES:
+        raise ValueError(f"{g.m:,} edges are too many for the CPU oracle")
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components, dijkstra
+    n = g.n
+    src, dst, w = _host_edges(g)
+    s = int(g.to_internal(source))
+    ones = csr_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    if name == "bfs":
+        d = dijkstra(ones, indices=s, unweighted=True)
+        return np.where(np.isfinite(d), d, UNREACHED_HOPS).astype(np.int64), "scipy bfs"
+    if name == "sssp":
+        order = np.lexsort((w, dst, src))  # the lightest of parallel edges
+        ss, dd, ww = src[order], dst[order], w[order]
+        first = np.r_[True, (ss[1:] != ss[:-1]) | (dd[1:] != dd[:-1])] & (ss != dd)
+        a = csr_matrix((ww[first], (ss[first], dd[first])), shape=(n, n))
+        return dijkstra(a, indices=s), "scipy Dijkstra"
+    if name == "weakly_connected_components":
+        return connected_components(ones, connection="weak")[1], "scipy weak components"
+    if name in ("core_number", "k_core"):
+        import networkx as nx
+        gx = nx.Graph()
+        gx.add_nodes_from(range(n))
+        gx.add_edges_from(zip(src[src != dst].tolist(), dst[src != dst].tolist()))
+        core = nx.core_number(gx)
+        core = np.array([core[i] for i in range(n)], dtype=np.int64)
+        if name == "core_number":
+            return core, "networkx core_number"
+        ids = device.to_host(g.vertices).astype(np.int64)
+        return np.unique(ids[core >= k]), "networkx core_number >= k"
+    outdeg = np.bincount(src, minlength=n).astype(np.float64)
+    p = csr_matrix((1.0 / np.maximum(outdeg, 1)[src], (dst, src)), shape=(n, n))
+    t = np.full(n, 1.0 / n) if name == "pagerank" else np.eye(1, n, s).ravel()
+    x, a = t.copy(), PAGERANK["alpha"]
+    for _ in range(100_000):
+        nxt = a * (p @ x + x[outdeg == 0].sum() * t) + (1 - a) * t
+        x, change = nxt, np.abs(nxt - x).sum()
+        if change < 1e-12:
+            break
+    return x, "float64 power iteration"
+
+
+def certificate(name, g, values, source) -> dict:
+    """A proof over the edges: bfs / sssp distances tight and consistent, wcc labels constant
+    along edges, core numbers the h-index fixpoint, PageRank finite and summing to 1."""
+    xp, out = device.xp, {"against": "certificate", "metric": "violations"}
+    src, dst = g.edge_sources, g.out_indices
+    if name in ("bfs", "sssp"):
+        s = int(g.to_internal(source))
+        if name == "bfs":
+            d = xp.minimum(values.astype(np.int64), UNREACHED_HOPS)
+            reached, w, slack = d != UNREACHED_HOPS, 1, 0
+        else:
+            d = values.astype(np.float64)
+            reached = xp.isfinite(d) & (d < UNREACHED_FLOAT)
+            w = g.edge_weights[:, 0].astype(np.float64)
+            slack = 1e-5 * xp.abs(xp.where(reached[dst], d[dst], 0.0)) + 1e-6
+        du, dv = d[src], d[dst]
+        bad = reached[src] & (~reached[dst] | (dv > du + w + slack))
+        tight = reached[src] & reached[dst] & (xp.abs(du + w - dv) <= slack)
+        has = xp.zeros(g.n, dtype=bool)
+        has[dst[tight]] = True
+        orphans = reached & ~has
+        orphans[s] = False
+        value = int(bad.sum()) + int(orphans.sum()) + int(d[s] != 0)
+    elif name == "weakly_connected_components":
+        lab = values.astype(np.int64)
+        value = int((lab[src] != lab[dst]).sum())
+    elif name == "core_number":
+        und = g.simple_undirected()
+        c = values.astype(np.int64)
+        s_, t_ = und.edge_sources, und.out_indices
+        value = int((_bincount(s_[c[t_] >= c[s_]], g.n) < c).sum()) + int(
+            (_bincount(s_[c[t_] > c[s_]], g.n) > c).sum())
+    else:  # pagerank
+        x = values.astype(np.float64)
+        value = int(not bool(xp.isfinite(x).all())) + int((x < 0).sum()) + int(
+            abs(float(x.sum()) - 1.0) > 1e-3)
+    return {**out, "value": value, "ok": value == 0}
+
+
+def predecessor_check(name, frame, g, dist, source) -> dict | None:
+    """Every reached vertex but the source has a predecessor p with an edge p -> v and
+    d(p) + 1 = d(v) (bfs) / d(p) < d(v) (sssp); the others have none (null or -1)."""
+    pred = predecessors(frame, g)
+    if pred is None:
+        return None
+    xp = device.xp
+    d = dist.astype(np.float64)
+    reached = d < (UNREACHED_HOPS if name == "bfs" else UNREACHED_FLOAT)
+    s = int(g.to_internal(source))
+    want = reached.copy()
+    want[s] = False
+    has = pred >= 0
+    keys = xp.sort(g.edge_sources.astype(np.int64) * g.n + g.out_indices.astype(np.int64))
+    v = xp.nonzero(want & has)[0]
+    p = pred[v]
+    k = p * g.n + v
+    pos = xp.minimum(xp.searchsorted(keys, k), max(keys.shape[0] - 1, 0))
+    edge = keys[pos] == k if keys.shape[0] else xp.zeros(k.shape[0], dtype=bool)
+    step = (d[p] + 1 == d[v]) if name == "bfs" else (d[p] < d[v])
+    value = int((want != has).sum()) + int((~(edge & step)).sum())
+    return {"against": "distances", "metric": "bad predecessors", "value": value,
+            "ok": value == 0}
+
+
+# ------------------------------------------------------------------------------ suites
+
+
+def measure(run, spec, g, stats) -> None:
+    graph = spec.text
+    mod, label = run.peer("cugraph")
+    cgraphs = mod.Graphs(g) if mod is not None else None
+    source = catalog.top_vertex(g)
+    core_max = None
+    for name in run.algorithms:
+        entry = catalog.get(name)
+        tag = f"{name} on {graph}"
+        context = {"source": source}
+        if "source" not in entry.input_names():
+            context = {"sources": [source]}
+        params = {"source": source} if {"source", "sources"} & entry.input_names() else {}
+        if name == "k_core":
+            if core_max is None:
+                core_max = int(host(_ours(catalog.get("core_number"), g, {})["core_number"])
+                               .max()) if g.n else 1
+            context["k_core_k"] = params["k"] = max(1, math.ceil(core_max / 2))
+        if name in ("pagerank", "personalized_pagerank"):
+            params.update(PAGERANK)
+        inputs = make_inputs(entry, g, 1, context)
+        ours = run.row(graph, name, "default", "default", "ours", "ours", params=params)
+        run.log(f"{tag}: ours")
+        frame = run.timed(ours, lambda: _ours(entry, g, inputs))
+        mine = None
+        if frame is not None:
+            try:
+                mine = _values(name, frame, g)
+                if name in ("bfs", "sssp"):
+                    c = predecessor_check(name, frame, g, mine, source)
+                    if c is not None and not c["ok"]:
+                        run.check(ours, c, tag)
+            except Exception as e:
+                run.error(ours, e, "reading / checking its result")
+        del frame
+        peer = run.row(graph, name, "default", "default", "cugraph", "peer", label=label,
+                       params=params)
+        ref, against = None, None
+        if mod is None:
+            peer["status"] = f"skipped: {label}"
+        else:
+            try:
+                G = cgraphs.get(name)
+                res = run.timed(peer, lambda: mod.run(name, G, source=source,
+                                                      k=params.get("k"), **PAGERANK),
+                                what="cugraph")
+                if res is not None:
+                    ref, against = mod.values(name, res, g), label
+            except Exception as e:
+                run.error(peer, e, "cugraph")
+        if mine is None or ours["check"] == "FAILED":
+            continue
+        metric, tol = METRIC[name]
+        try:
+            if ref is None:
+                try:
+                    ref, against = oracle(name, g, source, params.get("k"))
+                    if name != "k_core":
+                        ref = device.asarray(ref)
+                except (ValueError, ImportError) as e:
+                    if name == "k_core" or (name == "sssp" and g.edge_weights is None):
+                        ours["check"] = f"unchecked: {e}"
+                        continue
+                    run.check(ours, certificate(name, g, mine, source), tag)
+                    continue
+            run.check([ours] + ([peer] if peer["status"] == "ok" else []),
+                      compare(metric, mine, ref, against=against, tol=tol), tag)
+            if name == "core_number":
+                core_max = int(device.to_host(ref).max()) if g.n else 1
+        except Exception as e:
+            run.error(ours, e, "the check")
+    if cgraphs is not None:
+        stats["cugraph_build_ms"] = dict(cgraphs.build_ms)
+    free_memory()
+
+
+def _source_set(g, k: int):
+    rng = np.random.default_rng([0, 202, k])
+    degree = device.to_host(g.out_degree).astype(np.int64)
+    pool = np.argsort(-degree, kind="stable")[:max(1, min(int((degree > 0).sum()) or g.n,
+                                                          max(1024, 4 * k)))]
+    idx = pool[rng.choice(len(pool), size=k, replace=len(pool) < k)]
+    return device.to_host(g.vertices)[idx].astype(np.int64)
+
+
+def measure_multi(run, spec, g, stats) -> None:
+    graph = spec.text
+    mod, label = run.peer("cugraph")
+    cgraphs = mod.Graphs(g) if mod is not None else None
+    for name in run.algorithms:
+        entry = catalog.get(name)
+        metric, tol = METRIC[name]
+        for k in run.ks:
+            case, tag = f"k={k}", f"{name} k={k} sources on {graph}"
+            sources = _source_set(g, k)
+            params = {"k": k, "sources": sources.tolist()}
+            at_once = run.row(graph, name, case, "at once", "ours", "ours", k=k, params=params)
+            run.log(f"{tag}: at once, ours separately, cuGraph separately")
+            frame = run.timed(at_once, lambda: call(entry, g, {"sources": sources}, info=False)[0])
+            separate = run.row(graph, name, case, "k separate", "ours", "variant", k=k,
+                               params=params)
+            single = lambda s: call(entry, g, {"source": int(s)}, info=False)[0]  # noqa: E731
+            run.timed(separate, lambda: [single(s) for s in sources][-1])
+            peer = run.row(graph, name, case, "k separate", "cugraph", "peer", k=k, label=label,
+                           params=params)
+            G = None
+            if mod is None:
+                peer["status"] = f"skipped: {label}"
+            else:
+                try:
+                    G = cgraphs.get(name)
+                    run.timed(peer, lambda: [mod.run(name, G, source=s) for s in sources][-1],
+                              what="cugraph")
+                except Exception as e:
+                    run.error(peer, e, "cugraph")
+                    G = None
+            if frame is None or separate["status"] != "ok":
+                continue
+            try:
+                worst = {"against": "single-source runs", "metric": f"columns differing "
+                         f"({metric})", "value": 0, "ok": True}
+                worst_cg = dict(worst, against=label)
+                for f, s in enumerate(sources):
+                    col = ordered(frame, g, f"distance_{f}")
+                    mine = _values(name, single(s), g)
+                    if not compare(metric, col, mine, against="", tol=tol)["ok"]:
+                        worst.update(value=worst["value"] + 1, ok=False)
+                    if G is not None and peer["status"] == "ok":
+                        ref = mod.values(name, mod.run(name, G, source=s), g)
+                        if not compare(metric, col, ref, against="", tol=tol)["ok"]:
+                            worst_cg.update(value=worst_cg["value"] + 1, ok=False)
+                run.check([at_once, separate], worst, tag)
+                if G is not None and peer["status"] == "ok":
+                    run.check(peer, worst_cg, tag)
+            except Exception as e:
+                run.error(at_once, e, "the check")
+            del frame
+            free_memory()

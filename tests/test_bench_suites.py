@@ -1,0 +1,200 @@
+"""Every suite of ``python -m benchmarks run`` end to end on tiny graphs under the simulator
+(through :func:`benchmarks.harness.run_suite`): files written with the documented columns, each
+result checked, a wrong result of ours or of a peer caught (exit status 1), a missing peer or
+one out of memory recorded as a skip.  No timing assertions."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from _fakes import fake_cugraph_module  # noqa: E402
+
+import onyx_rapids  # noqa: E402
+from benchmarks import harness  # noqa: E402
+from benchmarks.peers import cusparse  # noqa: E402
+
+COLUMNS = {"suite", "graph", "algorithm", "case", "variant", "implementation", "role", "label",
+           "k", "unit", "ms", "first_call_ms", "repeats", "times_ms", "status", "check",
+           "check_against", "check_detail", "params", "speedup_vs_ours", "ratio_vs_ours",
+           "best_alternative", "graph_kind", "graph_n", "graph_m", "device", "backend",
+           "version_onyx_rapids", "version_cugraph", "version_torch", "date", "git_commit",
+           "tag", "quick"}
+
+
+@pytest.fixture(autouse=True)
+def _no_optional_peers(monkeypatch):
+    """cuGraph and torch are missing here whether or not they are installed."""
+    monkeypatch.setitem(sys.modules, "cugraph", None)
+    monkeypatch.setitem(sys.modules, "torch", None)
+
+
+def run(tmp_path, suite, graphs, **kw):
+    status, report = harness.run_suite(suite, graphs_text=graphs, quick=True, out=tmp_path,
+                                       quiet=True, tag="t", **kw)
+    stem = next(tmp_path.glob(f"run-{suite}_*_t_quick.json")).with_suffix("")
+    assert stem.name.startswith(f"run-{suite}_") and "_20" in stem.name
+    df = pd.read_parquet(stem.with_suffix(".parquet"))
+    assert COLUMNS <= set(df.columns)
+    saved = json.loads(stem.with_suffix(".json").read_text())
+    assert saved["suite"] == suite and saved["failures"] == report["failures"]
+    assert saved["environment"]["versions"]["onyx_rapids"] == onyx_rapids.__version__
+    md = stem.with_suffix(".md").read_text()
+    assert "## Every row" in md and (report["plots"] or report["plot_note"])
+    return status, df.set_index(["algorithm", "implementation", "variant", "case"]), report
+
+
+def test_traversal_against_the_cpu_oracle(tmp_path):
+    status, df, report = run(tmp_path, "traversal", "rmat:3:2",
+                             algorithms=["sssp", "wcc", "core_number", "k_core", "pagerank"])
+    assert status == 0, report["failures"]
+    ours = df.xs("ours", level="implementation")
+    assert (ours["check"] == "ok").all() and (ours["ms"] > 0).all()
+    assert ours["check_against"].str.contains("scipy|networkx|power").all()
+    peer = df.xs("cugraph", level="implementation")
+    assert peer["status"].str.startswith("skipped: cugraph not installed").all()
+    assert "cugraph" in report["skipped_peers"]
+
+
+def test_wrong_result_of_ours_fails(tmp_path, monkeypatch):
+    real = onyx_rapids.pagerank
+
+    def wrong(g, *a, **kw):
+        out = real(g, *a, **kw)
+        frame = out[0] if isinstance(out, tuple) else out
+        frame["pagerank"] = np.roll(frame["pagerank"].to_numpy(), 1)
+        return out
+    monkeypatch.setattr(onyx_rapids, "pagerank", wrong)
+    status, df, report = run(tmp_path, "traversal", "rmat:3:2", algorithms=["pagerank"])
+    assert status == 1 and "pagerank on rmat:3:2" in report["failures"][0]
+    assert df.loc[("pagerank", "ours", "default", "default"), "check"] == "FAILED"
+
+
+def _cugraph(wrong: bool):
+    """A stand-in cugraph with weakly_connected_components (scipy); ``wrong`` splits one
+    component."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+    mod = fake_cugraph_module()
+
+    def wcc(G):
+        n = len(G.ids)
+        labels = connected_components(csr_matrix((np.ones(len(G.s)), (G.s, G.d)), (n, n)),
+                                      connection="weak")[1] * 7 + 3
+        if wrong:
+            labels[0] = -1
+        return pd.DataFrame({"vertex": G.ids, "labels": labels})
+    mod.weakly_connected_components = wcc
+    return mod
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_cugraph_peer_checks_ours(tmp_path, monkeypatch, wrong):
+    monkeypatch.setitem(sys.modules, "cugraph", _cugraph(wrong))
+    status, df, report = run(tmp_path, "traversal", "grid:3", algorithms=["wcc"])
+    key = ("weakly_connected_components", "cugraph", "default", "default")
+    assert df.loc[key, "status"] == "ok" and df.loc[key, "label"] == "cugraph stand-in"
+    assert status == int(wrong) and report["skipped_peers"] == {}
+    assert df.loc[key, "check"] == ("FAILED" if wrong else "ok")
+    assert report["graphs"]["grid:3"]["cugraph_build_ms"]
+
+
+def test_spmm_against_the_sparse_peer(tmp_path):
+    status, df, report = run(tmp_path, "spmm", "rmat:3:2",
+                             algorithms=["feature_propagation", "ppr"])
+    assert status == 0, report["failures"]
+    peer = df.xs("cusparse", level="implementation")
+    assert (peer["check"] == "ok").all() and peer["label"].str.contains("stand-in").all()
+    assert df.xs("torch", level="implementation")["status"].str.startswith("skipped").all()
+    params = json.loads(df.xs("ours", level="implementation")["params"].iloc[0])
+    assert params["min_bytes"] > 0 and params["full_ms"] > 0
+
+
+def test_wrong_peer_fails_and_peer_out_of_memory_is_a_skip(tmp_path, monkeypatch):
+    real = cusparse.Peer.run
+    monkeypatch.setattr(cusparse.Peer, "run", lambda self, it: real(self, it) * 1.1)
+    status, df, report = run(tmp_path, "spmm", "rmat:3:2", algorithms=["ppr"], ks=[2])
+    assert status == 1 and "differs from scipy.sparse" in report["failures"][0]
+    assert df.xs("cusparse", level="implementation")["check"].eq("FAILED").all()
+
+    def oom(self, it):
+        raise MemoryError("out of memory allocating 63 GiB")
+    monkeypatch.setattr(cusparse.Peer, "run", oom)
+    status, df, _ = run(tmp_path / "b", "spmm", "rmat:3:2", algorithms=["ppr"], ks=[2])
+    assert status == 0
+    assert df.xs("cusparse", level="implementation")["status"].str.startswith(
+        "skipped: out of device memory").all()
+
+
+def test_scaling_sweeps_graphs_and_ks(tmp_path):
+    status, df, report = run(tmp_path, "scaling", "rmat:2:2,rmat:3:2",
+                             algorithms=["feature_propagation"])
+    assert status == 0, report["failures"]
+    ours = df.xs("ours", level="implementation").reset_index()
+    assert set(zip(ours["graph"], ours["k"])) == {(g, k) for g in ("rmat:2:2", "rmat:3:2")
+                                                  for k in (1, 2)}
+
+
+def test_convergence_change_driven_against_bulk(tmp_path):
+    status, df, report = run(tmp_path, "convergence", "rmat:3:2", algorithms=["pagerank"])
+    assert status == 0, report["failures"]
+    cd = df.loc[("pagerank", "ours", "CD", "k=1")]
+    bulk = df.loc[("pagerank", "ours", "bulk", "k=1")]
+    assert cd["role"] == "ours" and bulk["role"] == "variant" and cd["check"] == "ok"
+    assert json.loads(cd["params"])["converged"] and json.loads(bulk["params"])["iterations"] > 1
+
+
+def test_ablation_variants_from_the_registry(tmp_path, monkeypatch):
+    status, df, report = run(tmp_path, "ablation", "rmat:3:2", algorithms=["pagerank"],
+                             variants=["FA/CD/unfold/unfused/push", "NFA/NCD/fold/fused/pull"])
+    assert status == 0, report["failures"]
+    variants = set(df.xs("pagerank", level="algorithm").index.get_level_values("variant"))
+    assert variants == {"default", "FA/CD/unfold/unfused/push", "NFA/NCD/fold/fused/pull"}
+    assert (df["check"] == "ok").all()
+    real = onyx_rapids.pagerank  # a variant that computes something else fails
+    monkeypatch.setattr(onyx_rapids, "pagerank", lambda g, *a, **kw: (
+        lambda out: (out[0].assign(pagerank=out[0]["pagerank"].to_numpy()[::-1]), out[1])
+        if kw.get("change_driven") else out)(real(g, *a, **kw)))
+    status, df, _ = run(tmp_path / "b", "ablation", "rmat:3:2", algorithms=["pagerank"],
+                        variants=["FA/CD/unfold/unfused/push"])
+    assert status == 1
+    assert df.loc[("pagerank", "ours", "FA/CD/unfold/unfused/push", "k=1"), "check"] == "FAILED"
+
+
+def test_ratings_graphs_run_the_bipartite_algorithms_only(tmp_path):
+    status, df, _ = run(tmp_path, "ablation", "ratings:6:4:12", algorithms=["pagerank"])
+    assert status == 0 and df["status"].str.startswith("n/a: ratings graphs").all()
+
+
+def test_profile_splits_a_call_into_kernels(tmp_path):
+    status, df, report = run(tmp_path, "profile", "rmat:3:2", algorithms=["ppr"])
+    assert status == 0, report["failures"]
+    params = json.loads(df["params"].iloc[0])
+    assert params["kernels"] and params["kernel_ms"] <= params["profiled_call_ms"]
+
+
+def test_construction_and_first_calls(tmp_path):
+    status, df, report = run(tmp_path, "construction", "rmat:3:2",
+                             algorithms=["core_number", "pagerank"])
+    assert status == 0, report["failures"]
+    build = df.loc[("graph construction", "ours", "from_edgelist", "build")]
+    assert build["check"] == "ok" and build["ms"] > 0
+    first = df.loc[("pagerank", "ours", "default", "first call")]
+    assert first["check"] == "ok" and "compile_ms" in json.loads(first["params"])
+    assert df.loc[("result frame", "ours", "io.to_frame", "k=2"), "check"] == "ok"
+
+
+def test_multisource_against_single_source_runs(tmp_path):
+    status, df, report = run(tmp_path, "multisource", "rmat:3:2", algorithms=["sssp"])
+    assert status == 0, report["failures"]
+    at_once = df.xs("at once", level="variant")
+    assert (at_once["check"] == "ok").all() and set(at_once["k"]) == {2, 3}
+    assert (df.xs("k separate", level="variant").xs("ours", level="implementation")["role"]
+            == "variant").all()
