@@ -5,7 +5,7 @@
     onyx-rapids run pagerank --graph edges.parquet --src u --dst v --weight w --out pr.parquet
     onyx-rapids run label_propagation --labels seeds.parquet --param alpha=0.9
     onyx-rapids run als                                   # a small generated ratings graph
-    onyx-rapids list [--json]                             # every algorithm: inputs, columns, options
+    onyx-rapids list [--json]                             # algorithms: inputs, columns, options
     onyx-rapids info [--json]                             # backend, versions, device
     onyx-rapids datasets [--json]                         # the embedded graphs
     onyx-rapids generate rmat --scale 20 --out rmat20.parquet
@@ -464,9 +464,6 @@ def _load_graph(args, spec, progress):
         where, dataset = f"generated ratings ({len(df)} ratings of 24 users, 16 items)", None
     elif given is None or given in names:
         name = given if given is not None else datasets.DEFAULT_GRAPH
-        if args.dataset is not None and name not in names:  # pragma: no cover - checked above
-            raise CLIError(f"--dataset {name!r}: unknown dataset; embedded datasets: "
-                           f"{', '.join(names)}")
         d = names[name]
         if weight is None and d["weighted"] and not args.unweighted:
             weight = "weight"
@@ -547,11 +544,19 @@ def _default_labels(dataset: str | None, spec, flag: str):
 
 
 def _read_labels(path: str, flag: str):
+    """A frame of vertex,label (or vertex,label_0,label_1,.. for several partitions): integer
+    classes of the labelled vertices (the algorithm checks the values)."""
     labels = _read_table(path, flag)
-    if "vertex" not in labels.columns or "label" not in labels.columns:
-        raise CLIError(f"{flag} {path!r} needs columns 'vertex' and 'label'; it has "
-                       f"{', '.join(map(str, labels.columns))}")
-    return labels[["vertex", "label"]]
+    if "vertex" not in labels.columns or len(labels.columns) < 2:
+        raise CLIError(f"{flag} {path!r} needs a 'vertex' column and a 'label' column (or "
+                       f"label_0, label_1, ..); it has {', '.join(map(str, labels.columns))}")
+    return labels
+
+
+def _classes(labels) -> int:
+    """k of a labels frame: its largest class + 1 (2 when it is empty)."""
+    values = labels.drop(columns="vertex").to_numpy()
+    return int(values.max()) + 1 if values.size else 2
 
 
 def _read_vertex_values(path: str, flag: str):
@@ -607,7 +612,7 @@ def _width(value) -> int | None:
     return None
 
 
-def _inputs(args, spec, g, dataset, params) -> dict:
+def _inputs(args, spec, g, dataset) -> dict:
     """The keyword arguments for ``spec``'s declared inputs: given by their flags, else the
     defaults for the required ones (and for one start vertex when the algorithm needs one of
     several optional ones, as bfs and sssp do)."""
@@ -620,9 +625,6 @@ def _inputs(args, spec, g, dataset, params) -> dict:
     out = {}
     width = None  # k of the vertex values, for a default matrix
     for inp in spec.inputs:
-        if inp.name in params:
-            raise CLIError(f"{spec.name}: give the input {inp.name} as {_flag(inp.name)}, not "
-                           "--param")
         flag = _flag(inp.name)
         text = getattr(args, _dest(inp.name), None)
         wanted = inp.required or (fill_start and inp is start_group[0])
@@ -662,11 +664,9 @@ def _inputs(args, spec, g, dataset, params) -> dict:
                     raise CLIError(f"{flag} {text!r} is not an integer") from None
             elif inp.name == "k" and args.k is not None:
                 value = args.k
-            elif "labels" in {i.kind for i in spec.inputs} and inp.name == "k":
-                labels = out.get(next(i.name for i in spec.inputs if i.kind == "labels"))
-                value = 2 if labels is None else int(labels["label"].max()) + 1
             elif inp.name == "k":
-                value = 2
+                labels = [out[i.name] for i in spec.inputs if i.kind == "labels" and i.name in out]
+                value = _classes(labels[0]) if labels else 2
             else:
                 raise CLIError(f"{spec.name} needs {flag} N")
         elif inp.kind == "float":
@@ -761,8 +761,12 @@ def cmd_run(args) -> int:
         raise CLIError(f"--left/--right name the two sides of a bipartite graph; {spec.name} "
                        "takes --src/--dst")
 
-    g, where, dataset = _load_graph(args, spec, progress)
-    kwargs = dict(_inputs(args, spec, g, dataset, params), **params, **options)
+    with Heartbeat(progress, "reading the graph", heartbeat):
+        g, where, dataset = _load_graph(args, spec, progress)
+    if spec.weights == "required" and not g.weight_names:
+        raise CLIError(f"{spec.name} needs edge weights and {where} has none; name the weight "
+                       "column(s) with --weight COL[,COL..]")
+    kwargs = dict(_inputs(args, spec, g, dataset), **params, **options)
     if "return_info" in _signature(spec):
         kwargs["return_info"] = True
 
@@ -827,14 +831,16 @@ def _input_help(name: str) -> str:
     uses = [(s.name, i) for s in registry.ALGORITHMS.values() for i in s.inputs if i.name == name]
     kind = uses[0][1].kind
     help_text = next((i.help for _, i in uses if i.help), "")
+    optional = not any(i.required for _, i in uses)
     what = {
         "vertex": "a vertex id (default: 0 on karate, else the highest-degree vertex)",
         "vertices": "vertex ids, comma-separated (default: 0,33 on karate, else the "
                     "highest-degree vertex)",
         "labels": "a Parquet file of vertex,label seed labels (default on karate: the clubs of "
                   "vertices 0 and 33)",
-        "vertex_values": "a Parquet file keyed by 'vertex', one column per feature (default: "
-                         "deterministic random n x K values, --k, --seed)",
+        "vertex_values": "a Parquet file keyed by 'vertex', one column per feature" + (
+            " (optional)" if optional else " (default: deterministic random n x K values, --k, "
+                                           "--seed)"),
         "matrix": "a k x k matrix: '0.9,0.1;0.1,0.9', a .npy or a Parquet file (default: 0.9 on "
                   "the diagonal)",
         "int": "an integer",
@@ -972,7 +978,8 @@ def build_parser() -> argparse.ArgumentParser:
     og = run.add_argument_group("output")
     og.add_argument("--out", metavar="FILE",
                     help="write the result frame here (atomically) in the format of the "
-                         "extension: .parquet/.pq, .csv, .json")
+                         "extension: .parquet/.pq, .csv (nulls as empty fields), .json "
+                         "(records; nulls and infinities as null)")
     og.add_argument("--force", action="store_true", help="overwrite an existing --out")
     og.add_argument("--head", type=int, default=10, metavar="N",
                     help="without --out: rows to print (default 10; 0 prints all)")

@@ -523,9 +523,12 @@ def test_misspelled_column_and_dataset(capsys):
     assert_one_line_error(code, err, "'karat'", "unknown dataset", "karate")
 
 
-def test_label_propagation_needs_labels_off_karate(capsys):
+def test_missing_labels_or_weights(capsys):
     code, _, err = run_cli(capsys, "run", "label_propagation", "--dataset", "les_miserables")
     assert_one_line_error(code, err, "--labels")
+    code, _, err = run_cli(capsys, "run", "multi_manifold_ranking", "--dataset",
+                           "florentine_families")
+    assert_one_line_error(code, err, "multi_manifold_ranking needs edge weights", "--weight")
 
 
 def test_usage_errors_exit_2(capsys):
