@@ -902,6 +902,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse with the one-line error of every other error of the command."""
 
     def error(self, message):
+        if message.startswith("unrecognized arguments"):
+            message += " (mathematical parameters go as --param NAME=VALUE)"
         self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 

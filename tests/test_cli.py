@@ -537,3 +537,5 @@ def test_usage_errors_exit_2(capsys):
     assert cli.main(["generate", "rmat", "--out", "x.parquet"]) == 2  # --scale missing
     _, err = capsys.readouterr()
     assert err.count("onyx-rapids: error:") == 3 and "Traceback" not in err
+    code, _, err = run_cli(capsys, "run", "pagerank", "--max-iter", "3")
+    assert_one_line_error(code, err, "unrecognized arguments: --max-iter 3", "--param")
