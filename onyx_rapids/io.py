@@ -4,10 +4,14 @@ In: :func:`read_edgelist` (pandas / cuDF DataFrame or pyarrow Table), :func:`rea
 :func:`read_csr` (NumPy / CuPy arrays, SciPy / CuPy sparse matrices), :func:`read_cugraph`,
 :func:`read_vertex_ids`, :func:`read_vertex_frame` and :func:`read_property_array`. Each validates
 its input completely and returns backend arrays (:data:`onyx_rapids.device.xp`), so that a
-:class:`~onyx_rapids.graph.Graph` is never half built from bad input.
+:class:`~onyx_rapids.graph.Graph` is never half built from bad input. Per-vertex pandas/cuDF
+input is aligned by vertex id -- a ``vertex`` column, else the index (with ``side`` for a
+bipartite graph) -- never by position; NumPy/CuPy arrays are positional, in ``Graph.vertices``
+order.
 
-Out: :func:`to_frame` (per-vertex results) and :func:`to_edge_frame` (per-edge), as cuDF
-DataFrames on a GPU with cuDF installed and pandas DataFrames otherwise.
+Out: :func:`to_frame` (per-vertex results; ``(values, valid)`` pairs become nullable columns)
+and :func:`to_edge_frame` (per-edge), as cuDF DataFrames on a GPU with cuDF installed and
+pandas DataFrames otherwise.
 
 cuDF, cuGraph, CuPy, SciPy (and pandas and pyarrow, to keep ``import onyx_rapids`` light) are
 imported inside the functions that need them.
@@ -25,6 +29,8 @@ from .device import xp
 
 __all__ = [
     "is_frame",
+    "is_series",
+    "check_column_name",
     "read_edgelist",
     "read_parquet_edges",
     "read_csr",
