@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import device
+from .execution import _choice
 from .kernels import codegen
 from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
 
@@ -222,18 +223,16 @@ def profile_kernels():
         KERNEL_TIMES.enabled, KERNEL_TIMES.entries = False, previous
 
 
-def _default_block_size() -> int:
-    return 64 if device.is_simulator() else 128
-
-
-def _prepare_args(args) -> dict:
+def _prepare_args(args, reserved=codegen.FIXED_PARAMS) -> dict:
+    """``args`` checked (identifier keys, not ``reserved``; device arrays or scalars) with
+    Python scalars as NumPy ones (bool, int64, float32)."""
     if args is None:
         return {}
     if not isinstance(args, dict):
         raise TypeError(f"args must be a dict of name -> array or scalar, got {type(args).__name__}")
     prepared = {}
     for name, value in args.items():
-        if not isinstance(name, str) or not name.isidentifier() or name in codegen.FIXED_PARAMS:
+        if not isinstance(name, str) or not name.isidentifier() or name in reserved:
             raise ValueError(f"args key {name!r} is not a usable parameter name")
         if isinstance(value, bool):
             prepared[name] = np.bool_(value)
@@ -273,39 +272,41 @@ def _check_prop(args: dict, name: str, k: int, role: str, rows: int):
         )
 
 
-def foldmap(
-    g,
-    steps,
-    args=None,
-    *,
-    k: int,
-    active_in=None,
-    active_out=None,
-    direction: str = "pull",
-    feature_aware: bool = True,
-    block_size: int | None = None,
-    max_blocks: int | None = None,
-    scratch: int = 0,
-):
-    """Run ``steps`` (Edge / Vertex / Normalize / Solve) as one generated kernel; see the module doc.
+@dataclass(frozen=True)
+class _Checked:
+    """What :func:`_check_steps` found valid: the steps as code-generation specs."""
 
-    ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
-    float32 of shared memory, alive for the whole kernel: functions that take a parameter
-    named ``scratch`` receive it, so one step can leave values for the next (ONYX 6.2.1).
-    A user function that takes a parameter named ``lanes`` receives, feature-aware with
-    ``k <= 32``, the uint32 mask of the warp lanes that hold features ``0..k-1`` of its property
-    and call it together, so it can share values among them with
-    :func:`onyx_rapids.kernels.collective.group_broadcast` (ONYX's collaborative operations);
-    it receives 0 when the features are not spread over one warp (one thread per vertex, or
-    groups wider than a warp) and must then compute alone.
+    k: int
+    direction: str  # "pull" for vertex steps only (no edges to walk)
+    args: dict = dataclasses.field(compare=False)
+    specs: tuple  # of codegen.StepSpec
+    functions: tuple  # the device function of each step (None: built-in)
+    dtypes: tuple  # (name, dtype str) of edge outputs and normalized sources, sorted
+    has_edges: bool
 
-    Returns ``active_out``.
-    """
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything a foldmap launch is made of except the arrays: the kernel (its spec and
+    functions, the kernel cache's key) and the launch geometry.  Equal plans run the same
+    compiled kernel the same way."""
+
+    spec: codegen.KernelSpec
+    functions: tuple
+    grid: int
+    max_blocks: int
+
+    @property
+    def key(self):
+        return (self.spec, self.functions)
+
+
+def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out) -> _Checked:
+    """Validate a foldmap call (ValueError / TypeError naming what is wrong and the fix)."""
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k (features per property) must be a positive integer, got {k!r}")
     k = int(k)
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    _choice("direction", direction, DIRECTIONS)
     steps = list(steps)
     if not steps:
         raise ValueError("steps must hold at least one Edge, Vertex, Normalize or Solve step")
@@ -321,11 +322,11 @@ def foldmap(
     _check_bits(active_in, n, "active_in")
     _check_bits(active_out, n, "active_out")
 
-    kinds = ["edge" if isinstance(s, Edge) else "vertex" for s in steps]
     for s in steps:
         if not isinstance(s, (Edge, Vertex, Normalize, Solve)):
             raise TypeError(
                 f"steps must be Edge, Vertex, Normalize or Solve, got {type(s).__name__}")
+    kinds = ["edge" if isinstance(s, Edge) else "vertex" for s in steps]
     has_edges = "edge" in kinds
     if has_edges:
         first_vertex = kinds.index("vertex") if "vertex" in kinds else len(kinds)
@@ -391,10 +392,17 @@ def foldmap(
                     f"{_py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
                     f"(args has {sorted(args)})"
                 )
+    return _Checked(k=k, direction=direction, args=args, specs=tuple(specs),
+                    functions=tuple(functions), dtypes=tuple(sorted(dtypes.items())),
+                    has_edges=has_edges)
 
-    block = int(block_size or _default_block_size())
-    if block < 32 or block % 32 or block > 1024:
-        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
+
+def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, feature_aware: bool,
+          block_size, max_blocks, scratch: int) -> _Plan:
+    """The kernel spec and launch geometry of a checked call (no launch, no allocation; the
+    graph's heavy-vertex chunks are computed once and cached on it)."""
+    n, k, direction, args = g.n, checked.k, checked.direction, checked.args
+    block = device.block_threads(block_size, 128, simulator_default=64)
     if feature_aware:
         group = next_pow2(k)
         if group > MAX_GROUP:
@@ -414,28 +422,27 @@ def foldmap(
             names.append(name)
         else:
             aliases.append((name, twin))
-    names = tuple(names)
     if scratch and (block // group) * scratch * 4 > 48 * 1024:
         raise ValueError(
             f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
             "48 KiB of shared memory; lower scratch or block_size"
         )
     coop = 1
-    if mapping == "warp" and direction == "pull" and has_edges:
+    if mapping == "warp" and direction == "pull" and checked.has_edges:
         # several groups of a warp share a vertex's in-edges, about one edge per group
         coop = min(32 // group, COOP_MAX, next_pow2(max(1, g.m // max(g.n, 1))))
-    chunks, heavy, chunk = None, 0, 0
-    if (direction == "pull" and has_edges and mapping != "nfa"
-            and not any({"lanes", "scratch"} & set(s.params) for s in specs if s.kind == "edge")):
+    heavy = chunk = 0
+    if (direction == "pull" and checked.has_edges and mapping != "nfa"
+            and not any({"lanes", "scratch"} & set(s.params) for s in checked.specs
+                        if s.kind == "edge")):
         # feature-aware load balancing of the pull: a vertex whose in-edges would keep its
         # unit busy for more than HEAVY_ROUNDS rounds is split into chunks over whole blocks
         heavy = HEAVY_ROUNDS * coop
         chunk = CHUNK_ROUNDS * (block // group)
-        chunks = _heavy_chunks(g, heavy, chunk)
-        if chunks is None:
+        if _heavy_chunks(g, heavy, chunk) is None:
             heavy = chunk = 0
     spec = codegen.KernelSpec(
-        steps=tuple(specs),
+        steps=checked.specs,
         direction=direction,
         mapping=mapping,
         k=k,
@@ -443,25 +450,14 @@ def foldmap(
         coop=coop,
         block_size=block,
         scratch=int(scratch),
-        all_active=active_in is None,
-        has_active_out=active_out is not None,
-        arg_names=names,
+        all_active=all_active,
+        has_active_out=has_active_out,
+        arg_names=tuple(names),
         aliases=tuple(aliases),
-        dtypes=tuple(sorted(dtypes.items())),
+        dtypes=checked.dtypes,
         heavy=heavy,
         chunk=chunk,
     )
-    key = (spec, tuple(functions))
-    kernel, _ = KERNEL_CACHE.get(key, lambda: codegen.build(spec, functions))
-    if heavy:
-        chunk_spec = dataclasses.replace(spec, chunk_kernel=True)
-        chunk_kernel, _ = KERNEL_CACHE.get((chunk_spec, tuple(functions)),
-                                           lambda: codegen.build(chunk_spec, functions))
-
-    if direction == "pull":
-        offsets, indices, edge_ids = g.in_offsets, g.in_indices, g.in_edge_ids
-    else:
-        offsets, indices, edge_ids = g.out_offsets, g.out_indices, g.out_indices
     if mapping == "warp" and direction == "push":
         threads = -(-n // 32) * 32
     elif mapping == "warp":
@@ -472,35 +468,81 @@ def foldmap(
         threads = n * group
     if max_blocks is None:
         max_blocks = 2 if device.is_simulator() else device.multiprocessor_count() * 16
-    grid = device.grid_size(threads, block, max_blocks)
+    return _Plan(spec=spec, functions=checked.functions,
+                 grid=device.grid_size(threads, block, max_blocks), max_blocks=int(max_blocks))
+
+
+def _timed(spec, launch):
+    """Run ``launch()``, timing it into KERNEL_TIMES inside :func:`profile_kernels`."""
+    if not KERNEL_TIMES.enabled:
+        launch()
+        return
+    device.synchronize()
+    started = time.perf_counter()
+    launch()
+    device.synchronize()
+    KERNEL_TIMES.add(spec, time.perf_counter() - started)
+
+
+def _launch(g, plan: _Plan, args: dict, active_in, active_out):
+    """Compile (once, through the kernel cache) and launch a plan on its arrays."""
+    spec, functions = plan.spec, plan.functions
+    kernel, _ = KERNEL_CACHE.get(plan.key, lambda: codegen.build(spec, functions))
+    if spec.direction == "pull":
+        offsets, indices, edge_ids = g.in_offsets, g.in_indices, g.in_edge_ids
+    else:
+        offsets, indices, edge_ids = g.out_offsets, g.out_indices, g.out_indices
     dummy = _dummy_bits()
-    if heavy:  # the heavy vertices' chunks first: the main kernel's vertex steps read them
-        if KERNEL_TIMES.enabled:
-            device.synchronize()
-            started = time.perf_counter()
-        chunk_kernel[min(int(chunks[0].shape[0]), max_blocks), block](*device.kernel_args((
-            np.int64(n), offsets, indices, edge_ids,
-            dummy if active_in is None else active_in,
-            dummy if active_out is None else active_out,
-            chunks[0], chunks[1], *(args[name] for name in names))))
-        if KERNEL_TIMES.enabled:
-            device.synchronize()
-            KERNEL_TIMES.add(chunk_spec, time.perf_counter() - started)
-    if KERNEL_TIMES.enabled:
-        device.synchronize()
-        started = time.perf_counter()
-    kernel[grid, block](*device.kernel_args((
-        np.int64(n),
-        offsets,
-        indices,
-        edge_ids,
-        dummy if active_in is None else active_in,
-        dummy if active_out is None else active_out,
-        *(args[name] for name in names),
-    )))
-    if KERNEL_TIMES.enabled:
-        device.synchronize()
-        KERNEL_TIMES.add(spec, time.perf_counter() - started)
+    fixed = (np.int64(g.n), offsets, indices, edge_ids,
+             dummy if active_in is None else active_in,
+             dummy if active_out is None else active_out)
+    arrays = tuple(args[name] for name in spec.arg_names)
+    block = spec.block_size
+    if spec.heavy:  # the heavy vertices' chunks first: the main kernel's vertex steps read them
+        chunk_spec = dataclasses.replace(spec, chunk_kernel=True)
+        chunk_kernel, _ = KERNEL_CACHE.get((chunk_spec, functions),
+                                           lambda: codegen.build(chunk_spec, functions))
+        owners, starts = _heavy_chunks(g, spec.heavy, spec.chunk)
+        blocks = min(int(owners.shape[0]), plan.max_blocks)
+        _timed(chunk_spec, lambda: chunk_kernel[blocks, block](*device.kernel_args(
+            fixed + (owners, starts) + arrays)))
+    _timed(spec, lambda: kernel[plan.grid, block](*device.kernel_args(fixed + arrays)))
+
+
+def foldmap(
+    g,
+    steps,
+    args=None,
+    *,
+    k: int,
+    active_in=None,
+    active_out=None,
+    direction: str = "pull",
+    feature_aware: bool = True,
+    block_size: int | None = None,
+    max_blocks: int | None = None,
+    scratch: int = 0,
+):
+    """Run ``steps`` (Edge / Vertex / Normalize / Solve) as one generated kernel; see the module doc.
+
+    ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
+    float32 of shared memory, alive for the whole kernel: functions that take a parameter
+    named ``scratch`` receive it, so one step can leave values for the next (ONYX 6.2.1).
+    A user function that takes a parameter named ``lanes`` receives, feature-aware with
+    ``k <= 32``, the uint32 mask of the warp lanes that hold features ``0..k-1`` of its property
+    and call it together, so it can share values among them with
+    :func:`onyx_rapids.kernels.collective.group_broadcast` (ONYX's collaborative operations);
+    it receives 0 when the features are not spread over one warp (one thread per vertex, or
+    groups wider than a warp) and must then compute alone.
+
+    Returns ``active_out``.
+    """
+    checked = _check_steps(g, steps, args, k=k, direction=direction, scratch=scratch,
+                           active_in=active_in, active_out=active_out)
+    plan = _plan(g, checked, all_active=active_in is None, has_active_out=active_out is not None,
+                 feature_aware=feature_aware, block_size=block_size, max_blocks=max_blocks,
+                 scratch=scratch)
+    _launch(g, plan, checked.args, active_in, active_out)
     return active_out
 
 
@@ -512,23 +554,23 @@ CHUNK_ROUNDS = 32  # a chunk of a heavy vertex gives each group of its block thi
 
 def _heavy_chunks(g, heavy: int, chunk: int):
     """(chunk_vertex, chunk_start) of the in-edges of the vertices of in-degree >= ``heavy``,
-    ``chunk`` edges each; None when there are none.  Cached on the graph."""
-    cache = g.__dict__.setdefault("_pull_chunks", {})
-    if (heavy, chunk) not in cache:
+    ``chunk`` edges each; None when there are none.  Cached on the graph (Graph.cached)."""
+
+    def build():
         xp = device.xp
         degree = xp.diff(g.in_offsets)
         vertices = device.to_host(xp.flatnonzero(degree >= heavy)).astype(np.int64)
         if vertices.size == 0:
-            cache[heavy, chunk] = None
-        else:
-            first = device.to_host(g.in_offsets[vertices]).astype(np.int64)
-            count = -(-device.to_host(degree[vertices]).astype(np.int64) // chunk)
-            owner = np.repeat(vertices, count)
-            within = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
-            start = np.repeat(first, count) + within * chunk
-            cache[heavy, chunk] = (device.asarray(owner.astype(g.in_indices.dtype)),
-                                   device.asarray(start.astype(g.in_offsets.dtype)))
-    return cache[heavy, chunk]
+            return None
+        first = device.to_host(g.in_offsets[vertices]).astype(np.int64)
+        count = -(-device.to_host(degree[vertices]).astype(np.int64) // chunk)
+        owner = np.repeat(vertices, count)
+        within = np.arange(owner.size) - np.repeat(np.cumsum(count) - count, count)
+        start = np.repeat(first, count) + within * chunk
+        return (device.asarray(owner.astype(g.in_indices.dtype)),
+                device.asarray(start.astype(g.in_offsets.dtype)))
+
+    return g.cached(("operators", "pull_chunks", int(heavy), int(chunk)), build)
 
 
 _DUMMY = {}

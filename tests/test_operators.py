@@ -149,6 +149,32 @@ def test_kernel_cache_hits_and_misses():
     assert ops.kernel_cache_info()["misses"] == 4
 
 
+def test_foldmap_plans_are_equal_for_equal_calls_and_compile_nothing():
+    g, _, _, x, w, _ = _setup(4, seed=1)
+    args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 4), np.float32))
+    steps = [ops.Edge(scaled, "acc"), ops.Vertex(double_acc)]
+
+    def plan(k, fa=True):
+        checked = ops._check_steps(g, steps, args, k=k, direction="pull", scratch=0,
+                                   active_in=None, active_out=None)
+        return ops._plan(g, checked, all_active=True, has_active_out=False, feature_aware=fa,
+                         block_size=None, max_blocks=None, scratch=0)
+
+    ops.KERNEL_CACHE.clear()
+    first, second = plan(4), plan(4)
+    assert first == second and hash(first.key) == hash(second.key)
+    assert ops.kernel_cache_info()["misses"] == 0  # planning compiles and launches nothing
+    smaller = plan(2)
+    assert smaller != first and smaller.key != first.key
+    assert (smaller.spec.k, smaller.spec.group, first.spec.k, first.spec.group) == (2, 2, 4, 4)
+    assert plan(4, fa=False).spec.mapping == "nfa" != first.spec.mapping
+    ops.foldmap(g, steps, args, k=4, direction="pull")  # the call runs exactly that plan
+    assert list(ops.KERNEL_CACHE.entries) == [first.key]
+    with pytest.raises(ValueError, match="illegal fold in push direction"):
+        ops._check_steps(g, steps, args, k=4, direction="push", scratch=0,
+                         active_in=None, active_out=None)
+
+
 def test_generated_source_can_be_dumped(tmp_path, monkeypatch):
     g, _, _, x, w, _ = _setup(2, seed=1)
     monkeypatch.setenv("ONYX_RAPIDS_DUMP_KERNELS", str(tmp_path))
@@ -190,8 +216,10 @@ def test_pull_with_a_warp_sharing_each_vertex(k, reduce):
 
     r = np.random.default_rng(k)
     n, m = 8, 200
-    g = Graph.from_edgelist(pd.DataFrame({"src": r.integers(0, n, m), "dst": r.integers(0, n, m)}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": r.integers(0, n, m), "dst": r.integers(0, n, m)}),
+                            multigraph=True)  # keep the parallel edges: 25 in-edges a vertex
     src, dst = csr_edges(g)
+    assert g.m == m
     x = r.random((n, k)).astype(np.float32)
     w = r.random((m, 1)).astype(np.float32)
     out = device.zeros((n, k), np.float32) if reduce == "sum" else device.full((n, k), 9.0, np.float32)
