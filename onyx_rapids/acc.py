@@ -1,17 +1,19 @@
 """SIMD-X's Active-Compute-Combine model as one operator: :func:`acc`.
 
-The user gives three device functions on a per-vertex ``state`` (a 1-D device array) and a
-tuple ``args`` passed through to them as ``aux``::
+The user gives device functions on a per-vertex ``state`` (a 1-D device array).  As for
+``edgemap`` and ``foldmap``, a function's parameters after the fixed ones are looked up **by
+name** in the ``args`` mapping (arrays and scalars)::
 
-    active(v, state, aux)      -> bool   # may v take part (default: every updated vertex)
-    compute(u, v, e, state, aux) -> value  # what u offers v along edge e (CSR position)
-    combine = "min" | "max"               # associative, commutative; "max" on 0/1 is a vote
+    active(v, state, ...)        -> bool   # may v take part (default: every updated vertex)
+    compute(u, v, e, state, ...) -> value  # what u offers v along edge e (CSR position)
+    combine = "min" | "max"                 # associative, commutative; "max" on 0/1 is a vote
 
 and :func:`acc` iterates to a fixed point: every iteration, the vertices whose state improved in
 the last one offer ``compute`` along their out-edges and each head keeps ``combine`` of its own
 state and the offers.  Push applies the combine with atomics, pull without (a vertex reduces its
-in-edges in registers); ``settled(v, state, aux)`` (optional) says a vertex can no longer
-improve, so pull skips it (BFS: already reached).
+in-edges in registers); ``settled(v, state, ...)`` (optional) says a vertex can no longer
+improve, so pull skips it (BFS: already reached).  The run starts from ``active_in`` (a uint32
+bit-vector of :mod:`onyx_rapids.frontier`, as for ``edgemap``; None: every vertex).
 
 Just-in-time task management (SIMD-X Section 4): the next worklist comes from thread-private
 bins filled as vertices improve (``filter="online"``), from a ballot scan of the frontier
@@ -22,7 +24,9 @@ are split by out-degree into small / medium / large lists run by a thread / a wa
 edges and pushes otherwise, deciding again every iteration (Ligra / SIMD-X).  ``fused=True`` runs
 the whole traversal as one persistent cooperative kernel with grid-wide barriers (its grid is
 sized from the kernel's measured occupancy, so every block is resident and the barrier cannot
-deadlock) instead of several launches and host decisions per iteration.
+deadlock) instead of several launches and host decisions per iteration.  These options mean
+what the :class:`~onyx_rapids.execution.Execution` fields of the same names mean, and are
+checked by it.
 
 Example (BFS hop counts from vertex 0)::
 
@@ -30,53 +34,97 @@ Example (BFS hop counts from vertex 0)::
     import onyx_rapids as onyx
 
     @cuda.jit(device=True)
-    def hop(u, v, e, dist, aux):
+    def hop(u, v, e, dist):
         return dist[u] + 1
 
     dist = cupy.full(g.n, 2**31 - 1, dtype="int32"); dist[0] = 0
-    info = onyx.acc(g, dist, hop, combine="min", frontier=onyx.frontier.from_vertices(g.n, [0]))
+    run = onyx.acc(g, dist, hop, combine="min",
+                   active_in=onyx.frontier.from_vertices(g.n, [0]))
+    run.iterations, run.converged
+
+A function that needs more than the state names it (``def relax(u, v, e, dist, weight):
+return dist[u] + weight[e]`` with ``args={"weight": w}``).
 """
 
 from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import cuda
 
 from . import device, frontier as fr
+from .execution import Execution
 from .kernels import acc as kacc
-from .operators import KERNEL_CACHE, next_pow2
+from .operators import KERNEL_CACHE, _device_function, _prepare_args, _py_func, next_pow2
 
 FILTERS = {"jit": kacc.JIT, "online": kacc.ONLINE, "ballot": kacc.BALLOT}
 DIRECTIONS = {"auto": kacc.AUTO, "push": kacc.PUSH, "pull": kacc.PULL}
 TRACE_ROWS = 1 << 16  # per-iteration trace kept for the first iterations
+COMPUTE_HEAD = ("u", "v", "e", "state")
+VERTEX_HEAD = ("v", "state")
 
 
 @cuda.jit(device=True)
-def always(v, state, aux):
+def always(v, state):
     return True
 
 
 @cuda.jit(device=True)
-def never(v, state, aux):
+def never(v, state):
     return False
 
 
-def _check(g, state, combine, filter, threshold, direction, pull_fraction, max_iter,
-           medium_degree, large_degree):
+@dataclass(frozen=True)
+class AccResult:
+    """How a run of :func:`acc` went.
+
+    Attributes
+    ----------
+    iterations : int
+        Iterations run.
+    converged : bool
+        True when the last iteration left nothing to do (False: ``max_iter`` stopped it).
+    push, pull : int
+        Iterations run each way.
+    online, ballot : int
+        Iterations whose next worklist came from the thread bins / from the ballot scan.
+    fused : bool
+        Whether the run was one persistent kernel.
+    grid : int
+        Blocks launched.
+    trace : numpy.ndarray
+        Per iteration (the first 65536): pulled (0/1), ballot (0/1), worklist size, worklist
+        out-edges.
+    """
+
+    iterations: int
+    converged: bool
+    push: int
+    pull: int
+    online: int
+    ballot: int
+    fused: bool
+    grid: int
+    trace: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def directions(self) -> list:
+        """"push" / "pull" of each traced iteration."""
+        return ["pull" if row else "push" for row in self.trace[:, kacc.T_PULL]]
+
+    def as_dict(self) -> dict:
+        """The counts as a dict (without the trace)."""
+        return dict(iterations=self.iterations, converged=self.converged, push=self.push,
+                    pull=self.pull, online=self.online, ballot=self.ballot, fused=self.fused,
+                    grid=self.grid)
+
+
+def _check(g, state, combine, max_iter, medium_degree, large_degree):
     if combine not in ("min", "max"):
         raise ValueError(f"combine must be 'min' or 'max' (a vote is 'max' on 0/1), got "
                          f"{combine!r}")
-    if filter not in FILTERS:
-        raise ValueError(f"filter must be one of {sorted(FILTERS)}, got {filter!r}")
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {sorted(DIRECTIONS)}, got {direction!r}")
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)) \
-            or threshold < 1:
-        raise ValueError(f"threshold (bin entries per thread) must be a positive integer, got "
-                         f"{threshold!r}")
-    if isinstance(pull_fraction, bool) or not isinstance(pull_fraction, (int, float)) \
-            or not 0.0 <= float(pull_fraction) <= 1.0:
-        raise ValueError(f"pull_fraction must be a number in [0, 1], got {pull_fraction!r}")
     if max_iter is not None and (isinstance(max_iter, bool)
                                  or not isinstance(max_iter, (int, np.integer)) or max_iter < 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
@@ -92,6 +140,41 @@ def _check(g, state, combine, filter, threshold, direction, pull_fraction, max_i
         raise ValueError(f"state must be int32, int64, float32 or float64, got {state.dtype}")
 
 
+def _bind_all(functions, state, args):
+    """The user functions bound to their ``args`` by name (see :func:`kacc.bind`), and the tuple
+    of values the kernels pass through: ``args``' values in name order, each distinct array once
+    (the simulator copies every array argument, so an array passed twice would split), the
+    state itself never (a parameter bound to it reads the kernels' ``state``)."""
+    slots, values, where = {}, [], {}
+    for name in sorted(args):
+        value = args[name]
+        if value is state:
+            where[name] = "state"
+            continue
+        twin = next((i for i, other in enumerate(values) if other is value
+                     and not isinstance(value, np.generic)), None)
+        if twin is None:
+            twin = len(values)
+            values.append(value)
+        where[name] = f"aux[{twin}]"
+        slots[name] = twin
+    bound = []
+    for what, fn, head in functions:
+        fn = _device_function(fn, what)
+        names = tuple(inspect.signature(_py_func(fn)).parameters)
+        if len(names) < len(head):
+            raise TypeError(f"{what} {_py_func(fn).__name__} must take ({', '.join(head)}, "
+                            f"...) but takes ({', '.join(names)})")
+        extras = names[len(head):]
+        missing = [name for name in extras if name not in where]
+        if missing:
+            raise ValueError(f"{what} {_py_func(fn).__name__} takes "
+                             f"{', '.join(map(repr, missing))}, which args does not hold (args "
+                             f"has {sorted(args)}); pass args={{name: value, ...}}")
+        bound.append(kacc.bind(fn, head, tuple(where[name] for name in extras)))
+    return bound, tuple(values) if values else (device.zeros(1, np.int32),)
+
+
 def _identity(dtype, combine):
     """The value no offer can lose to: +-inf for floats (a vertex with no offer stays as it
     is), the integer range's end for integers."""
@@ -102,39 +185,43 @@ def _identity(dtype, combine):
     return dtype.type(info.max if combine == "min" else info.min)
 
 
-def _launch_shape(block_size):
+def _grid(block):
     if device.is_simulator():
-        return 1, block_size or 32  # a cooperative grid has one block there
-    block = block_size or 256
-    if block % 32 or not 32 <= block <= 1024:
-        raise ValueError(f"block_size must be a multiple of 32 in [32, 1024], got {block}")
-    return device.multiprocessor_count() * (2048 // block), block
+        return 1  # a cooperative grid has one block there
+    return device.multiprocessor_count() * (2048 // block)
 
 
-def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(), frontier=None,
-        direction="auto", pull_fraction=0.3, filter="jit", threshold=64, fused=False,
-        max_iter=None, block_size=None, medium_degree=32, large_degree=1024, parent=None):
-    """Run Active-Compute-Combine from ``frontier`` (a bit-vector; None: every vertex) until no
-    state improves; ``state`` is updated in place.  Returns a dict: ``iterations``, ``push`` and
-    ``pull`` (iterations run each way), ``online`` and ``ballot`` (iterations whose next
-    worklist came from the bins / the ballot scan), ``fused`` and ``grid`` (blocks launched),
-    and ``trace`` (per iteration: pulled, ballot, worklist size, worklist out-edges).
+def acc(g, state, compute, *, combine="min", active=None, settled=None, args=None,
+        active_in=None, direction="auto", pull_fraction=0.3, filter="jit", threshold=64,
+        fused=False, max_iter=None, block_size=None, medium_degree=32, large_degree=1024,
+        parent=None) -> AccResult:
+    """Run Active-Compute-Combine from ``active_in`` (a bit-vector; None: every vertex) until
+    no state improves; ``state`` is updated in place.  Returns an :class:`AccResult`.
 
-    See the module docstring for the model; ``medium_degree`` / ``large_degree`` are the
-    out-degrees from which a worklist vertex gets a warp / a block.  ``parent`` (an int32 or
-    int64 device array of length n) receives, for every vertex that improved, a u whose offer
-    improved it: a valid parent when every improving offer of one iteration is the same value
-    (BFS levels), not in general (a later, smaller offer may lose the race to write it)."""
-    _check(g, state, combine, filter, threshold, direction, pull_fraction, max_iter,
-           medium_degree, large_degree)
-    if frontier is not None and (getattr(frontier, "shape", None) != (fr.words(g.n),)
-                                 or np.dtype(frontier.dtype) != np.uint32):
-        raise ValueError(f"frontier must be a uint32 bit-vector of {fr.words(g.n)} words "
+    See the module docstring for the model.  ``args`` (a dict of name -> device array or
+    scalar) gives ``compute``, ``active`` and ``settled`` the parameters they name after the
+    fixed ones.  ``direction``, ``pull_fraction``, ``filter``, ``threshold``, ``fused`` and
+    ``block_size`` are the :class:`~onyx_rapids.execution.Execution` options of those names.
+    ``medium_degree`` / ``large_degree`` are the out-degrees from which a worklist vertex gets a
+    warp / a block.  ``parent`` (an int32 or int64 device array of length n) receives, for
+    every vertex that improved, a u whose offer improved it: a valid parent when every
+    improving offer of one iteration is the same value (BFS levels), not in general (a later,
+    smaller offer may lose the race to write it)."""
+    # the options shared with the algorithms are checked where theirs are: by Execution
+    Execution(direction=direction, pull_fraction=pull_fraction, filter=filter,
+              threshold=threshold, fused=fused, block_size=block_size)
+    direction = "auto" if direction is None else direction
+    _check(g, state, combine, max_iter, medium_degree, large_degree)
+    if active_in is not None and (getattr(active_in, "shape", None) != (fr.words(g.n),)
+                                  or np.dtype(active_in.dtype) != np.uint32):
+        raise ValueError(f"active_in must be a uint32 bit-vector of {fr.words(g.n)} words "
                          "(onyx_rapids.frontier), or None for every vertex")
     n, m = g.n, g.m
-    active = always if active is None else active
-    settled = never if settled is None else settled
-    aux = tuple(args) if len(args) else (device.zeros(1, np.int32),)
+    args = _prepare_args(args, reserved=())
+    (compute, active, settled), aux = _bind_all(
+        [("compute", compute, COMPUTE_HEAD),
+         ("active", always if active is None else active, VERTEX_HEAD),
+         ("settled", never if settled is None else settled, VERTEX_HEAD)], state, args)
     if parent is not None and (not device.is_device_array(parent)
                                or getattr(parent, "shape", None) != (n,)
                                or np.dtype(parent.dtype) not in (np.int32, np.int64)):
@@ -143,7 +230,8 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
     if parent is None:
         parent = device.zeros(1, np.int32)
     max_iter = int(max_iter) if max_iter is not None else n + 1
-    grid, block = _launch_shape(block_size)
+    block = device.block_threads(block_size, 256, simulator_default=32)
+    grid = _grid(block)
     group = min(32, next_pow2(max(1, round(m / max(n, 1)))))
     key = ("acc", compute, active, settled, combine, group, int(threshold), int(medium_degree),
            int(large_degree), block, track)
@@ -155,7 +243,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
     ident = device.asarray(np.array([_identity(state.dtype, combine)]))
     words = fr.words(n)
     bits = device.zeros((2, words), np.uint32)
-    bits[0] = fr.full(n) if frontier is None else frontier
+    bits[0] = fr.full(n) if active_in is None else active_in
     queues = device.empty((2, 3, max(n, 1)), np.int32)  # filled before read
     ctr = device.zeros((3, kacc.NC), np.int64)
     trace = device.zeros((min(max_iter, TRACE_ROWS), kacc.NT), np.int64)
@@ -198,9 +286,9 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=(),
                                       fmode, parent)
     pulled = int(rows[:, kacc.T_PULL].sum()) if len(rows) else 0
     ballots = int(rows[:, kacc.T_BALLOT].sum()) if len(rows) else 0
-    return dict(iterations=iterations, pull=pulled, push=iterations - pulled, ballot=ballots,
-                online=iterations - ballots, fused=bool(fused), grid=int(grid),
-                converged=_empty(ctr, iterations), trace=rows)
+    return AccResult(iterations=iterations, converged=_empty(ctr, iterations),
+                     push=iterations - pulled, pull=pulled, online=iterations - ballots,
+                     ballot=ballots, fused=bool(fused), grid=int(grid), trace=rows)
 
 
 def _launch(kernel, grid, block, *args):

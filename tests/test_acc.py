@@ -8,33 +8,41 @@ from numba import cuda
 import oracles_traversal as oracle
 from graphs import build, csr_edges
 from onyx_rapids import Graph, acc, device, frontier
+from onyx_rapids.acc import AccResult
 
 UNREACHED = 2**31 - 1
 
 
 @cuda.jit(device=True)
-def hop(u, v, e, dist, aux):
+def hop(u, v, e, dist):
     return dist[u] + 1
 
 
 @cuda.jit(device=True)
-def reached(v, dist, aux):
+def reached(v, dist):
     return dist[v] != 2147483647
 
 
 @cuda.jit(device=True)
-def path_length(u, v, e, dist, aux):
-    return dist[u] + aux[0][e]
+def path_length(u, v, e, dist, weight):
+    return dist[u] + weight[e]
 
 
 @cuda.jit(device=True)
-def spread_vote(u, v, e, mark, aux):
+def spread_vote(u, v, e, mark):
     return mark[u]
 
 
 @cuda.jit(device=True)
-def even_only(v, dist, aux):
-    return v % 2 == 0
+def below(v, dist, limit, stride):
+    # two arguments bound by name, given in the other order than args' sorted keys
+    return v % stride == 0 and dist[v] < limit
+
+
+@cuda.jit(device=True)
+def offer_from_other(u, v, e, dist, other):
+    # reads an argument bound to the state itself (args={"other": dist}): the same array
+    return other[u] + 1
 
 
 def _star_and_path():
@@ -62,53 +70,57 @@ def test_bfs_in_every_mode(name, filter, fused, direction):
     g = GRAPHS[name]
     src, dst = csr_edges(g)
     dist = _bfs_state(g, 0)
-    info = acc(g, dist, hop, settled=reached, frontier=frontier.from_vertices(g.n, [0]),
+    info = acc(g, dist, hop, settled=reached, active_in=frontier.from_vertices(g.n, [0]),
                filter=filter, fused=fused, direction=direction, threshold=2,
                medium_degree=4, large_degree=8)
     np.testing.assert_array_equal(device.to_host(dist), oracle.bfs(g.n, src, dst, 0))
-    assert info["converged"] and info["fused"] is fused
-    assert info["iterations"] == len(info["trace"]) == info["push"] + info["pull"]
+    assert isinstance(info, AccResult)
+    assert info.converged and info.fused is fused
+    assert info.iterations == len(info.trace) == info.push + info.pull
+    assert info.directions.count("pull") == info.pull
     if direction != "auto":
-        assert info[direction] == info["iterations"]
+        assert getattr(info, direction) == info.iterations
+        assert info.directions == [direction] * info.iterations
     if filter == "ballot":
-        assert info["ballot"] == info["iterations"]
+        assert info.ballot == info.iterations
     if filter == "online":
-        assert info["ballot"] == 0
+        assert info.ballot == 0
+    assert info.online + info.ballot == info.iterations
     # the trace's worklist sizes are the BFS levels' sizes
     levels = np.bincount(oracle.bfs(g.n, src, dst, 0)[oracle.bfs(g.n, src, dst, 0) < UNREACHED])
-    np.testing.assert_array_equal(info["trace"][:, 2], levels[:info["iterations"]])
+    np.testing.assert_array_equal(info.trace[:, 2], levels[:info.iterations])
 
 
 def test_jit_switches_to_ballot_only_on_overflow():
     g = GRAPHS["classes"]
-    roomy = acc(g, _bfs_state(g, 0), hop, frontier=frontier.from_vertices(g.n, [0]),
+    roomy = acc(g, _bfs_state(g, 0), hop, active_in=frontier.from_vertices(g.n, [0]),
                 threshold=64, direction="push")
-    tight = acc(g, _bfs_state(g, 0), hop, frontier=frontier.from_vertices(g.n, [0]),
+    tight = acc(g, _bfs_state(g, 0), hop, active_in=frontier.from_vertices(g.n, [0]),
                 threshold=1, direction="push")
-    assert roomy["ballot"] == 0
-    assert 0 < tight["ballot"] < tight["iterations"]  # the hub's level overflows, the tail not
+    assert roomy.ballot == 0
+    assert 0 < tight.ballot < tight.iterations  # the hub's level overflows, the tail not
 
 
 def test_auto_direction_follows_pull_fraction():
     g = GRAPHS["random"]
     always_pull = acc(g, _bfs_state(g, 0), hop, settled=reached, pull_fraction=0.0,
-                      frontier=frontier.from_vertices(g.n, [0]))
+                      active_in=frontier.from_vertices(g.n, [0]))
     never_pull = acc(g, _bfs_state(g, 0), hop, settled=reached, pull_fraction=1.0,
-                     frontier=frontier.from_vertices(g.n, [0]))
+                     active_in=frontier.from_vertices(g.n, [0]))
     # pull once the frontier's out-edges exceed the fraction: with 0, every level that has any
-    assert always_pull["pull"] == int((always_pull["trace"][:, 3] > 0).sum()) > 0
-    assert never_pull["push"] == never_pull["iterations"]
+    assert always_pull.pull == int((always_pull.trace[:, 3] > 0).sum()) > 0
+    assert never_pull.push == never_pull.iterations
 
 
 @pytest.mark.parametrize("fused", [False, True])
-def test_float_state_with_aux_weights_is_bellman_ford(fused):
+def test_float_state_with_named_weights_is_bellman_ford(fused):
     g = build("directed", seed=5, weights=1)
     src, dst = csr_edges(g)
     w = device.to_host(g.edge_weights)[:, 0].astype(np.float32)
     dist = device.full(g.n, np.inf, np.float32)
     dist[2] = 0.0
-    acc(g, dist, path_length, args=(device.asarray(w),), frontier=frontier.from_vertices(g.n, [2]),
-        fused=fused)
+    acc(g, dist, path_length, args={"weight": device.asarray(w)},
+        active_in=frontier.from_vertices(g.n, [2]), fused=fused)
     expected = oracle.sssp(g.n, src, dst, w.astype(np.float64), 2)
     np.testing.assert_allclose(device.to_host(dist), expected, rtol=1e-5)
 
@@ -119,18 +131,28 @@ def test_max_combine_is_a_vote(direction):
     src, dst = csr_edges(g)
     mark = device.zeros(g.n, np.int32)
     mark[3] = 1
-    acc(g, mark, spread_vote, combine="max", frontier=frontier.from_vertices(g.n, [3]),
+    acc(g, mark, spread_vote, combine="max", active_in=frontier.from_vertices(g.n, [3]),
         direction=direction)
     reach = oracle.bfs(g.n, src, dst, 3) < UNREACHED
     np.testing.assert_array_equal(device.to_host(mark).astype(bool), reach)
 
 
-def test_active_filters_the_worklist():
-    # only even vertices may offer: on a path 0-1-2-3 the walk stops at vertex 1
-    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]}), "src", "dst")
+def test_functions_get_their_args_by_name():
+    # a path 0 -> 1 -> ... -> 9; only vertices at a multiple of `stride` below `limit` offer
+    g = Graph.from_edgelist(pd.DataFrame({"src": np.arange(9), "dst": np.arange(1, 10)}),
+                            "src", "dst")
+    start = frontier.from_vertices(g.n, [0])
+    for stride, limit, reached_ in [(1, 3, 4), (2, 3, 2), (1, 100, 10)]:
+        dist = _bfs_state(g, 0)
+        run = acc(g, dist, hop, active=below, args={"stride": stride, "limit": limit},
+                  active_in=start)
+        got = device.to_host(dist)
+        assert got[:reached_].tolist() == list(range(reached_)), (stride, limit)
+        assert (got[reached_:] == UNREACHED).all() and run.converged
+    # an argument bound to the state array itself reads the state (passed once, not copied)
     dist = _bfs_state(g, 0)
-    acc(g, dist, hop, active=even_only, frontier=frontier.from_vertices(g.n, [0]))
-    assert device.to_host(dist).tolist() == [0, 1, UNREACHED, UNREACHED]
+    acc(g, dist, offer_from_other, args={"other": dist}, active_in=start, fused=True)
+    assert device.to_host(dist).tolist() == list(range(10))
 
 
 def test_max_iter_stops_early_and_says_so():
@@ -138,9 +160,9 @@ def test_max_iter_stops_early_and_says_so():
                             "src", "dst")
     for fused in (False, True):
         dist = _bfs_state(g, 0)
-        info = acc(g, dist, hop, frontier=frontier.from_vertices(g.n, [0]), max_iter=3,
+        info = acc(g, dist, hop, active_in=frontier.from_vertices(g.n, [0]), max_iter=3,
                    fused=fused)
-        assert info["iterations"] == 3 and not info["converged"]
+        assert info.iterations == 3 and not info.converged
         assert device.to_host(dist)[:4].tolist() == [0, 1, 2, 3]
         assert device.to_host(dist)[4] == UNREACHED
 
@@ -164,8 +186,14 @@ def test_bad_arguments_raise_clear_errors():
         acc(g, dist[:-1], hop)
     with pytest.raises(ValueError, match="state"):
         acc(g, device.zeros(g.n, np.uint8), hop)
-    with pytest.raises(ValueError, match="frontier"):
-        acc(g, dist, hop, frontier=device.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="active_in must be a uint32 bit-vector"):
+        acc(g, dist, hop, active_in=device.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="block_size"):
+        acc(g, dist, hop, block_size=48)
+    with pytest.raises(ValueError, match="path_length takes 'weight', which args does not hold"):
+        acc(g, dist, path_length, args={"wait": device.zeros(g.m, np.float32)})
+    with pytest.raises(TypeError, match=r"compute .* must take \(u, v, e, state, ...\)"):
+        acc(g, dist, lambda u, v: 0)
     with pytest.raises(ValueError, match="medium_degree"):
         acc(g, dist, hop, medium_degree=10, large_degree=5)
 
@@ -176,7 +204,7 @@ def test_parents_of_a_level_synchronous_search_are_valid(direction, fused):
     src, dst = csr_edges(g)
     dist = _bfs_state(g, 4)
     parent = device.full(g.n, -1, np.int32)
-    acc(g, dist, hop, settled=reached, frontier=frontier.from_vertices(g.n, [4]),
+    acc(g, dist, hop, settled=reached, active_in=frontier.from_vertices(g.n, [4]),
         direction=direction, fused=fused, parent=parent)
     oracle.check_predecessors(g.n, src, dst, device.to_host(dist).astype(np.int64),
                               device.to_host(parent).astype(np.int64), [4])

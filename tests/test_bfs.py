@@ -24,11 +24,13 @@ def _shapes():
 SHAPES = _shapes()
 
 
-def _internal(g, original):
-    out = np.full(original.shape, -1, dtype=np.int64)
-    hit = original >= 0
-    if hit.any():
-        out[hit] = device.to_host(g.to_internal(original[hit]))
+def _internal(g, predecessor):
+    """Internal ids of a predecessor column (nullable Int64), -1 where it is null."""
+    valid = predecessor.notna().to_numpy()
+    ids = predecessor.to_numpy(dtype=np.int64, na_value=0)
+    out = np.full(ids.shape, -1, dtype=np.int64)
+    if valid.any():
+        out[valid] = device.to_host(g.to_internal(ids[valid]))
     return out
 
 
@@ -44,14 +46,16 @@ def test_single_source_matches_oracle_with_valid_predecessors(shape, direction, 
     df, info = bfs(g, source=source, direction=direction, filter=filter, fused=fused,
                    threshold=2, return_info=True)
     assert info["fused"] is fused and info["filter"] == filter
+    assert len(info["directions"]) == info["iterations"]
     if direction != "auto":  # forced: every level went that way
         assert info[f"{direction}_iterations"] == info["iterations"]
+        assert info["directions"] == [direction] * info["iterations"]
     assert list(df.columns) == ["vertex", "distance", "predecessor"]
     assert df["distance"].dtype == np.int32
     expected = oracle.bfs(g.n, src, dst, int(device.to_host(g.to_internal(source))))
     np.testing.assert_array_equal(df["distance"].to_numpy(), expected)
     oracle.check_predecessors(g.n, src, dst, df["distance"].to_numpy().astype(np.int64),
-                              _internal(g, df["predecessor"].to_numpy()),
+                              _internal(g, df["predecessor"]),
                               [int(device.to_host(g.to_internal(source)))])
 
 
@@ -71,8 +75,23 @@ def test_multi_source_is_k_traversals_at_once(fa, direction):
 def test_single_vertex_and_info():
     g = Graph.from_edgelist(pd.DataFrame({"src": [5], "dst": [5]}), "src", "dst")
     df, info = bfs(g, source=5, return_info=True)
-    assert df["distance"].to_numpy().tolist() == [0] and df["predecessor"].to_numpy().tolist() == [-1]
+    assert df["distance"].to_numpy().tolist() == [0] and df["predecessor"].isna().all()
     assert info["converged"] and info["iterations"] == 1
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_no_predecessor_is_null_even_where_minus_one_is_a_vertex(fused):
+    # -1 is a vertex (the source's child) and 7 is unreachable: a -1 sentinel would be ambiguous
+    g = Graph.from_edgelist(pd.DataFrame({"src": [3, -1, 3], "dst": [-1, 4, 5]}), "src", "dst",
+                            vertices=[7])
+    df = bfs(g, start=3, fused=fused)  # cuGraph's name for source
+    got = dict(zip(df["vertex"].tolist(), df["predecessor"].tolist()))
+    assert str(df["predecessor"].dtype) == "Int64"
+    assert got[-1] == 3 and got[4] == -1 and got[5] == 3
+    assert df.loc[df["vertex"].isin([3, 7]), "predecessor"].isna().all()
+    assert df["predecessor"].isna().sum() == 2
+    with pytest.raises(ValueError, match="source or its cuGraph name start, not both"):
+        bfs(g, source=3, start=3)
 
 
 def test_bad_inputs_raise_clear_errors():
@@ -93,3 +112,5 @@ def test_bad_inputs_raise_clear_errors():
         bfs(g, source=0, filter="bins")
     with pytest.raises(ValueError, match="threshold"):
         bfs(g, source=0, threshold=0)
+    with pytest.raises(ValueError, match="bfs does not support change_driven=True"):
+        bfs(g, source=0, change_driven=True)

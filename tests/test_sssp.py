@@ -41,11 +41,13 @@ def _weights(g):
     return device.to_host(g.edge_weights[:, 0]).astype(np.float64)
 
 
-def _internal(g, original):
-    out = np.full(original.shape, -1, dtype=np.int64)
-    hit = original >= 0
-    if hit.any():
-        out[hit] = device.to_host(g.to_internal(original[hit]))
+def _internal(g, predecessor):
+    """Internal ids of a predecessor column (nullable Int64), -1 where it is null."""
+    valid = predecessor.notna().to_numpy()
+    ids = predecessor.to_numpy(dtype=np.int64, na_value=0)
+    out = np.full(ids.shape, -1, dtype=np.int64)
+    if valid.any():
+        out[valid] = device.to_host(g.to_internal(ids[valid]))
     return out
 
 
@@ -57,7 +59,7 @@ def _check_single(g, source, df):
     assert df["distance"].dtype == np.float32
     got = df["distance"].to_numpy()
     np.testing.assert_allclose(got, oracle.sssp(g.n, src, dst, w, s), rtol=1e-5, atol=0)
-    oracle.check_predecessors(g.n, src, dst, got, _internal(g, df["predecessor"].to_numpy()), s,
+    oracle.check_predecessors(g.n, src, dst, got, _internal(g, df["predecessor"]), s,
                               weights=w)
 
 
@@ -100,7 +102,8 @@ def test_zero_weight_cycle_predecessors_form_a_tree():
     for direction in ["push", "pull"]:
         df = sssp(g, source=0, direction=direction, delta=1.0)
         assert df["distance"].to_numpy().tolist() == [0.0, 1.0, 1.0, 1.0, 1.0]  # vertices 0, 3, 5, 7, 9
-        assert df["predecessor"].to_numpy().tolist() == [-1, 5, 9, 3, 0]
+        assert df["predecessor"].isna().tolist() == [True, False, False, False, False]
+        assert df["predecessor"].tolist()[1:] == [5, 9, 3, 0]
 
 
 def test_unweighted_graph_uses_weight_one_and_agrees_with_bfs():
@@ -142,7 +145,7 @@ def test_multi_source_with_zero_weight_cycles():
 def test_single_vertex_and_info():
     g = _weighted([5], [5], [2.0])
     df, info = sssp(g, source=5, return_info=True)
-    assert df["distance"].to_numpy().tolist() == [0.0] and df["predecessor"].to_numpy().tolist() == [-1]
+    assert df["distance"].to_numpy().tolist() == [0.0] and df["predecessor"].isna().all()
     assert info["converged"] and info["iterations"] == 1 and info["buckets"] == 1
 
 
@@ -156,6 +159,41 @@ def test_default_delta_is_256_mean_weight_over_mean_degree_and_one_source_pushes
     zero = _weighted([0, 1], [1, 0], [0.0, 0.0])
     df, info = sssp(zero, source=1, return_info=True)
     assert info["delta"] == 1.0 and df["distance"].to_numpy().tolist() == [0.0, 0.0]
+
+
+def test_no_predecessor_is_null_even_where_minus_one_is_a_vertex():
+    g = _weighted([3, -1, 3, 3], [-1, 4, 5, 4], [1.0, 1.0, 0.5, 5.0], vertices=[7])
+    df = sssp(g, 3)
+    got = dict(zip(df["vertex"].tolist(), df["predecessor"].tolist()))
+    assert str(df["predecessor"].dtype) == "Int64"
+    assert got[-1] == 3 and got[4] == -1 and got[5] == 3  # 4 by way of -1 (2.0 < 5.0)
+    assert df.loc[df["vertex"].isin([3, 7]), "predecessor"].isna().all()
+    assert df["predecessor"].isna().sum() == 2
+
+
+def test_weight_chooses_the_column():
+    frame = pd.DataFrame({"src": [0, 0, 1], "dst": [1, 2, 2], "short": [1.0, 5.0, 1.0],
+                          "long": [9.0, 1.0, 9.0]})
+    g = Graph.from_edgelist(frame, "src", "dst", weight=["short", "long"])
+    distance = lambda df: df["distance"].to_numpy().tolist()  # noqa: E731
+    assert distance(sssp(g, 0, weight="short")) == [0.0, 1.0, 2.0]
+    assert distance(sssp(g, 0, weight="long")) == [0.0, 9.0, 1.0]
+    with pytest.raises(ValueError, match=r"weight: the graph has 2 weight columns "
+                                         r"\['short', 'long'\]; pass weight="):
+        sssp(g, 0)
+    with pytest.raises(ValueError, match=r"weight='w' is not a weight column.*\['short', 'long'\]"):
+        sssp(g, 0, weight="w")
+    one = Graph.from_edgelist(frame, "src", "dst", weight="long")
+    assert distance(sssp(one, 0)) == [0.0, 9.0, 1.0]  # the graph's only column by default
+    plain = Graph.from_edgelist(frame, "src", "dst")
+    assert distance(sssp(plain, 0)) == [0.0, 1.0, 1.0]  # unweighted: 1.0 per edge
+    with pytest.raises(ValueError, match="weight='short' is not a weight column.*no weights"):
+        sssp(plain, 0, weight="short")
+    frame.loc[1, "long"] = -1.0
+    g = Graph.from_edgelist(frame, "src", "dst", weight=["short", "long"])
+    assert distance(sssp(g, 0, weight="short")) == [0.0, 1.0, 2.0]  # the other column's sign
+    with pytest.raises(ValueError, match="non-negative edge weights.*'long'.*negative"):
+        sssp(g, 0, weight="long")
 
 
 def test_bad_inputs_raise_clear_errors():

@@ -25,7 +25,7 @@ from numba import cuda
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
 from ..registry import Input, algorithm
-from ._common import Info, acc_variant, choose_direction, finish, traversal_starts
+from ._common import Info, choose_direction, finish, traversal_starts
 
 UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
 
@@ -37,13 +37,28 @@ def offer(f, u, v, e, distance, unreached):
 
 
 @cuda.jit(device=True)
-def hop(u, v, e, distance, aux):
+def hop(u, v, e, distance):
     return distance[u] + 1
 
 
 @cuda.jit(device=True)
-def reached(v, distance, aux):
+def reached(v, distance):
     return distance[v] != UNREACHED
+
+
+def acc_facts(run, direction, filter) -> dict:
+    """The variant record of a traversal on :func:`onyx_rapids.acc`: options and how it went."""
+    return dict(direction=direction, filter=filter, fused=run.fused,
+                push_iterations=run.push, pull_iterations=run.pull,
+                ballot_iterations=run.ballot)
+
+
+def original_parents(g, parent):
+    """``(original ids, valid)`` of internal parents (-1: none), the masked column that
+    :func:`onyx_rapids.io.to_frame` writes as nulls: no predecessor is a null, never a vertex id
+    (-1 may be one)."""
+    xp = device.xp
+    return g.vertices[xp.maximum(parent, 0)], parent >= 0
 
 
 @algorithm(
@@ -72,7 +87,9 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
     return_info : bool
         Also return a :class:`~onyx_rapids.algorithms._common.RunInfo`.
 
-    Unreachable vertices get distance 2^31 - 1, as cuGraph's.
+    Unreachable vertices get distance 2^31 - 1, as cuGraph's.  ``predecessor`` is null (pandas
+    ``<NA>`` of an ``Int64`` column, a cuDF null) where there is none: the source and the
+    unreachable vertices.
     ``filter``, ``threshold`` and ``fused`` tune the single-source engine (see
     :func:`onyx_rapids.acc`).
 
@@ -98,14 +115,13 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
     active = frontier.from_vertices(g.n, np.unique(starts))
     if sources is None:
         parent = device.full(g.n, -1, g.out_indices.dtype)
-        run = acc(g, distance[:, 0], hop, combine="min", settled=reached, frontier=active,
+        run = acc(g, distance[:, 0], hop, combine="min", settled=reached, active_in=active,
                   direction=direction, pull_fraction=pull_fraction, filter=filter,
                   threshold=threshold, fused=fused, block_size=block_size, parent=parent)
-        info = Info(iterations=run["iterations"], converged=run["converged"],
-                    variant=acc_variant(run, direction, filter))
-        predecessor = device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
-        return finish(g, "bfs", {"distance": distance[:, 0], "predecessor": predecessor}, info,
-                      return_info)
+        info = Info(iterations=run.iterations, converged=run.converged,
+                    variant=acc_facts(run, direction, filter), directions=run.directions)
+        return finish(g, "bfs", {"distance": distance[:, 0],
+                                 "predecessor": original_parents(g, parent)}, info, return_info)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction))
     while frontier.any_active(active):
         info.iterations += 1

@@ -32,14 +32,14 @@ from .. import device
 from ..acc import acc
 from ..kernels import union_find
 from ..registry import algorithm, unsupported
-from ._common import Info, acc_variant, finish
+from ._common import Info, finish
 
 METHODS = ("hook", "propagate")
 PROPAGATE_DEFAULTS = dict(direction="auto", fused=False)  # options left at None
 
 
 @cuda.jit(device=True)
-def offer_label(u, v, e, label, aux):
+def offer_label(u, v, e, label):
     return label[u]
 
 
@@ -137,7 +137,7 @@ def _propagate(g, *, execution, jump_every, return_info):
         raise ValueError(f"jump_every must be a positive integer or None, got {jump_every!r}")
     und = g.simple_undirected()
     label = device.xp.arange(g.n, dtype=g.out_indices.dtype)
-    total = dict(iterations=0, push=0, pull=0, ballot=0, fused=bool(fused))
+    total = dict(iterations=0, push=0, pull=0, ballot=0)
     phases = 0
     while True:
         phases += 1
@@ -145,7 +145,7 @@ def _propagate(g, *, execution, jump_every, return_info):
                   pull_fraction=pull_fraction, filter=filter, threshold=threshold, fused=fused,
                   max_iter=jump_every, block_size=block_size)
         for key in ("iterations", "push", "pull", "ballot"):
-            total[key] += run[key]
+            total[key] += getattr(run, key)
         jumped = False
         while True:  # label <- label[label] until no label moves
             further = label[label]
@@ -153,10 +153,12 @@ def _propagate(g, *, execution, jump_every, return_info):
                 break
             label = further
             jumped = True
-        if run["converged"] and not jumped:
+        if run.converged and not jumped:
             break
     info = Info(iterations=total["iterations"], converged=True,
-                variant=dict(acc_variant(total, direction, filter), method="propagate",
+                variant=dict(direction=direction, filter=filter, fused=bool(fused),
+                             push_iterations=total["push"], pull_iterations=total["pull"],
+                             ballot_iterations=total["ballot"], method="propagate",
                              phases=phases))
     return finish(g, "weakly_connected_components", {"labels": g.vertices[label]}, info,
                   return_info)

@@ -36,6 +36,7 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
+from .bfs import original_parents
 from ..registry import Input, algorithm
 from ._common import Info, choose_direction, finish, traversal_starts
 
@@ -54,27 +55,26 @@ def relax(f, u, v, e, distance, weight):
 
 
 @cuda.jit(device=True)
-def tight_hop(u, v, e, hops, aux):
+def tight_hop(u, v, e, hops, distance, weight):
     """u's level + 1 along a tight edge (see the module docstring), unreached otherwise."""
-    distance = aux[0]
-    if distance[u, 0] + aux[1][e, 0] == distance[v, 0]:
+    if distance[u, 0] + weight[e, 0] == distance[v, 0]:
         return hops[u] + 1
     return HOPS_UNREACHED
 
 
 @cuda.jit(device=True)
-def hop_reached(v, hops, aux):
+def hop_reached(v, hops):
     return hops[v] != HOPS_UNREACHED
 
 
 @cuda.jit(device=True)
-def relax_one(u, v, e, distance, aux):
-    return distance[u] + aux[0][e, 0]
+def relax_one(u, v, e, distance, weight):
+    return distance[u] + weight[e, 0]
 
 
 @cuda.jit(device=True)
-def below_bound(v, distance, aux):
-    return distance[v] < aux[1][0]
+def below_bound(v, distance, bound):
+    return distance[v] < bound[0]
 
 
 def default_delta(g, weight):
@@ -116,7 +116,8 @@ def _edge_weights(g, weight=None):
                              f"{names}; pass weight=<one of them>")
         j = 0
     elif not isinstance(weight, str) or weight not in names:
-        have = f"its weight columns are {names}" if names else "it has no weights (build it "             "with weight=<column>, or leave sssp's weight=None for 1.0 per edge)"
+        have = (f"its weight columns are {names}" if names else "it has no weights (build it "
+                "with weight=<column>, or leave sssp's weight=None for 1.0 per edge)")
         raise ValueError(f"weight={weight!r} is not a weight column of the graph; {have}")
     else:
         j = names.index(weight)
@@ -169,6 +170,8 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         ``delta`` used.
 
     Distances are float32; an unreachable vertex gets ``inf`` (cuGraph writes float32 max).
+    ``predecessor`` is null (pandas ``<NA>`` of an ``Int64`` column, a cuDF null) for the source
+    and the unreachable vertices.
     Predecessors form a tree of tight edges rooted at the source, zero-weight cycles included
     (a bfs over the tight edges picks them).
     One source runs each bucket to its fixpoint on :func:`onyx_rapids.acc` (``active`` is
@@ -253,19 +256,22 @@ def _one_source(g, dist, weight, delta, info, acc_opts):
             end = np.nextafter(low, np.float32(np.inf))
         bound[0] = end
         info.variant["buckets"] += 1
-        run = acc(g, dist, relax_one, combine="min", active=below_bound, args=(weight, bound),
-                  frontier=frontier.from_mask(pending & (dist < end)), **acc_opts)
-        info.iterations += run["iterations"]
+        run = acc(g, dist, relax_one, combine="min", active=below_bound,
+                  args=dict(weight=weight, bound=bound),
+                  active_in=frontier.from_mask(pending & (dist < end)), **acc_opts)
+        info.iterations += run.iterations
         done = dist < end
         offered[done] = dist[done]
 
 
 def _predecessors(g, distance, weight, start, direction, pull_fraction):
-    """Original-id predecessors by a bfs over the tight edges (see the module docstring)."""
+    """Original-id predecessors by a bfs over the tight edges (see the module docstring), as
+    ``(ids, valid)``: none (the source, unreachable vertices) is a null."""
     hops = device.full(g.n, HOPS_UNREACHED, np.int32)
     hops[start] = 0
     parent = device.full(g.n, -1, g.out_indices.dtype)
-    acc(g, hops, tight_hop, combine="min", settled=hop_reached, args=(distance, weight),
-        frontier=frontier.from_vertices(g.n, [start]), direction=direction,
+    acc(g, hops, tight_hop, combine="min", settled=hop_reached,
+        args=dict(distance=distance, weight=weight),
+        active_in=frontier.from_vertices(g.n, [start]), direction=direction,
         pull_fraction=pull_fraction, fused=True, parent=parent)
-    return device.xp.where(parent >= 0, g.vertices[device.xp.maximum(parent, 0)], -1)
+    return original_parents(g, parent)
