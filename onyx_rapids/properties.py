@@ -84,7 +84,7 @@ def max_abs(a) -> float:
 
 
 def has_converged(new, old, tol: float) -> bool:
-    """ALGORITHMS.md's rule: max change <= tol * max(1, max |new|)."""
+    """docs/algorithms.md's rule: max change <= tol * max(1, max |new|)."""
     return max_change(new, old) <= tol * max(1.0, max_abs(new))
 
 

@@ -1,4 +1,4 @@
-"""Float64 reference implementations (test oracles), written from ALGORITHMS.md alone.
+"""Float64 reference implementations (test oracles), written from docs/algorithms.md alone.
 
 They take plain NumPy edge arrays in internal vertex ids (0..n-1) and share no code with the
 package's kernels.
@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 
 def pagerank(n, src, dst, weights=None, alpha=0.85, tol=1e-12, max_iter=10_000):
-    """PageRank by the iteration of ALGORITHMS.md item 1, run to a tight L1 tolerance."""
+    """PageRank by the iteration of docs/algorithms.md, run to a tight L1 tolerance."""
     w = np.ones(len(src)) if weights is None else np.asarray(weights, dtype=np.float64)
     outw = np.bincount(src, weights=w, minlength=n)
     scale = np.divide(w, outw[src], out=np.zeros_like(w), where=outw[src] != 0)
@@ -29,7 +29,7 @@ def pagerank(n, src, dst, weights=None, alpha=0.85, tol=1e-12, max_iter=10_000):
 
 def label_propagation(n, src, dst, lp0, labelled, k, weights=None, alpha=0.85, clamp=True,
                       tol=1e-12, max_iter=10_000):
-    """Label propagation of ALGORITHMS.md item 4 in float64; lp0 is n x P*k."""
+    """Label propagation of docs/algorithms.md in float64; lp0 is n x P*k."""
     lp0 = np.asarray(lp0, dtype=np.float64)
     K = lp0.shape[1]
     P = K // k

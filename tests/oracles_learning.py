@@ -1,12 +1,12 @@
 """Float64 reference implementations (test oracles) of the graph-learning algorithms of
-ALGORITHMS.md items 2, 3, 5, 6, 7 and 8, written from ALGORITHMS.md alone.
+docs/algorithms.md, written from docs/algorithms.md alone.
 
 Like ``oracles.py`` they take plain NumPy edge arrays in internal vertex ids (0..n-1): ``src`` and
 ``dst`` hold the directed edges u -> v (an undirected graph is given with both directions), and
 edge properties are given per edge in the same order. They share no code with the package's
 kernels and do not import ``onyx_rapids``.
 
-Convergence, unless an item says otherwise (ALGORITHMS.md, Notation): stop after iteration i when
+Convergence, unless an item says otherwise (docs/algorithms.md, Notation): stop after iteration i when
 max_{v,f} |x^i(v)_f - x^{i-1}(v)_f| <= tol * max(1, max_{v,f} |x^i(v)_f|), or when i = max_iter.
 """
 
@@ -34,7 +34,7 @@ def _edges(n, src, dst):
 
 
 def _converged(new, old, tol):
-    """ALGORITHMS.md's default rule: max change <= tol * max(1, max |x|)."""
+    """docs/algorithms.md's default rule: max change <= tol * max(1, max |x|)."""
     if new.size == 0:
         return True
     return np.abs(new - old).max() <= tol * max(1.0, np.abs(new).max())
@@ -50,7 +50,7 @@ def _in_matrix(n, src, dst, values):
 
 
 def personalized_pagerank(n, src, dst, sources, alpha=0.85, tol=1e-12, max_iter=10_000):
-    """Personalized PageRank of ALGORITHMS.md item 2, float64; returns n x k (k = len(sources)).
+    """Personalized PageRank of docs/algorithms.md, float64; returns n x k (k = len(sources)).
 
     Feature f is personalized to s_f = sources[f]; all k features iterate together from
     x^0_f = e_{s_f}:
@@ -87,7 +87,7 @@ def personalized_pagerank(n, src, dst, sources, alpha=0.85, tol=1e-12, max_iter=
 
 
 def gcn_normalized_adjacency(n, src, dst):
-    """A_hat = D^{-1/2} (A + I) D^{-1/2} as a dense float64 n x n matrix (ALGORITHMS.md item 3).
+    """A_hat = D^{-1/2} (A + I) D^{-1/2} as a dense float64 n x n matrix (docs/algorithms.md).
 
     A is the binary adjacency of the simple undirected graph (directions dropped, weights ignored,
     parallel edges once, self-loops dropped) and D the degree of A + I.
@@ -104,7 +104,7 @@ def gcn_normalized_adjacency(n, src, dst):
 
 
 def feature_propagation(n, src, dst, X, alpha=0.1, iterations=10):
-    """APPNP of ALGORITHMS.md item 3, float64; X is n x k (a 1-D X gives a 1-D result).
+    """APPNP of docs/algorithms.md, float64; X is n x k (a 1-D X gives a 1-D result).
 
         H^0 = X,   H^i = (1 - alpha) * A_hat H^{i-1} + alpha * X,   i = 1..K (K = iterations),
         A_hat = D^{-1/2} (A + I) D^{-1/2},
@@ -137,7 +137,7 @@ def feature_propagation(n, src, dst, X, alpha=0.1, iterations=10):
 
 
 def bipartite_sides(n, src, dst):
-    """Sides (int array of 0/1) of ALGORITHMS.md item 5: 2-colour each (weakly connected)
+    """Sides (int array of 0/1) of docs/algorithms.md: 2-colour each (weakly connected)
     component of the undirected view, its lowest internal id on side 0 (an isolated vertex is on
     side 0). Raises ValueError when the graph is not bipartite (a self-loop included)."""
     src, dst = _edges(n, src, dst)
@@ -190,7 +190,7 @@ def als_half_step(n, src, dst, ratings, lf, update, lam=0.1):
 
 
 def als(n, src, dst, ratings, sides, k, lam=0.1, iterations=10, init=None, seed=0):
-    """Alternating least squares of ALGORITHMS.md item 5, float64; returns lf as n x k.
+    """Alternating least squares of docs/algorithms.md, float64; returns lf as n x k.
 
     sides: 0/1 per vertex (None: ``bipartite_sides``); every edge must join the two sides.
     lf^0 = init, or numpy.random.default_rng(seed).random((n, k), dtype=float32) in internal order.
@@ -245,7 +245,7 @@ def _log_normalize(logx):
 
 
 def belief_propagation(n, src, dst, priors, potential, tol=1e-12, max_iter=10_000):
-    """Sum-product belief propagation of ALGORITHMS.md item 6, float64; returns n x k beliefs.
+    """Sum-product belief propagation of docs/algorithms.md, float64; returns n x k beliefs.
 
     priors phi (n x k, > 0), potential Psi (k x k, positive, symmetric; ValueError otherwise),
     messages m_uv (k values per directed edge; each edge's reverse is found by ``reverse_edges``):
@@ -321,7 +321,7 @@ def exact_marginals(n, edges_undirected, priors, potential):
 
 
 def multi_manifold_ranking(n, src, dst, W, mm0, alpha=0.85, tol=1e-12, max_iter=10_000):
-    """Multi-manifold ranking of ALGORITHMS.md item 7, float64; W is m x k positive, mm0 n x k.
+    """Multi-manifold ranking of docs/algorithms.md, float64; W is m x k positive, mm0 n x k.
 
         waggr(v) = sum_{u in N-(v)} w(u,v) o mm^{i-1}(u),
         haggr(v) = (sum_{u in N-(v)} w(u,v))^{o-1}   (computed once),
@@ -369,7 +369,7 @@ def normalize_modalities(n, src, dst, W):
 
 
 def multimodal_learning(n, src, dst, W, mmode0, alphas=None, tol=1e-12, max_iter=10_000):
-    """Multimodal learning of ALGORITHMS.md item 8, float64; W is m x J, mmode0 n x k.
+    """Multimodal learning of docs/algorithms.md, float64; W is m x J, mmode0 n x k.
 
     W is first normalized per modality j so that sum_{u in N-(v)} w_j(u,v) = 1 for every v whose
     in-weights of modality j are not all zero (otherwise modality j contributes 0 at v).

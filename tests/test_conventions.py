@@ -113,3 +113,30 @@ def test_belief_propagation_takes_a_pandas_potential():
     np.testing.assert_allclose(a["belief_0"], b["belief_0"])
     with pytest.raises(TypeError, match="potential must be a k x k numeric matrix"):
         onyx.belief_propagation(g, priors, {"a": 1})
+
+
+def test_an_argument_the_generated_kernel_would_shadow_is_refused():
+    """A user argument named like a local of the generated kernel ('x' in a normalize step)
+    used to read the local silently; now it is refused, naming it."""
+    from numba import cuda
+
+    from onyx_rapids import operators as ops, properties as props
+
+    @cuda.jit(device=True)
+    def take(f, u, v, e, x):
+        return x[u, f]
+
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+    args = dict(x=props.vertex_property(g, 1, 1.0), acc=props.vertex_property(g, 1))
+    with pytest.raises(ValueError, match="args: 'x' is a name the generated kernel uses"):
+        ops.foldmap(g, [ops.Edge(take, "acc"), ops.Normalize("acc", "acc", 1)], args, k=1,
+                    direction="pull")
+    args["y"] = args.pop("x")  # a free name is fine
+
+    @cuda.jit(device=True)
+    def take_y(f, u, v, e, y):
+        return y[u, f]
+
+    ops.foldmap(g, [ops.Edge(take_y, "acc"), ops.Normalize("acc", "acc", 1)], args, k=1,
+                direction="pull")
+    assert float(props.max_abs(args["acc"])) == 1.0

@@ -12,7 +12,7 @@ from .. import device, frontier, io
 from ..registry import Refuse
 
 
-@dataclass
+@dataclass(eq=False)  # Mapping's __eq__: a RunInfo equals the dict of its facts
 class RunInfo(Mapping):
     """Facts of one run: ``iterations``, ``converged``, the execution options it used and
     per-iteration choices (``directions``, where recorded).

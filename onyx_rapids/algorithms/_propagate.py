@@ -68,7 +68,8 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
 
     ``contribution(f, u, v, e, rows, ..)`` is the edge function; ``update`` the vertex steps
     (:class:`~onyx_rapids.operators.Vertex` / ``Normalize``) that write ``x_next`` from ``acc``
-    (and return True); ``args`` what they read besides ``x``, ``x_next``, ``rows`` and ``acc``.
+    (and return True); ``args`` what they read besides ``state`` (x), ``x_next``, ``rows`` and
+    ``acc``.
     ``threshold``: how far a feature must move for its vertex to push (change-driven).
     ``before(x)``, if given, runs before the first iteration (e.g. a dangling-mass dot).
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction.
@@ -98,7 +99,8 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     if before is not None:
         before(x)
     if push_fold:  # the folded push kernel reads a complete aggregate: prime it
-        ops.edgemap(g, contribution, "acc", dict(args, x=x, rows=x), direction="push", **opts)
+        ops.edgemap(g, contribution, "acc", dict(args, state=x, rows=x), direction="push",
+                    **opts)
         spare = props.vertex_property(g, k, dtype=acc_dtype)
 
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven=cd,
@@ -107,7 +109,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
         way = choose_direction(g, active, direction, execution.pull_fraction)
         info.directions.append(way)
         active_next = frontier.empty(g.n) if cd and not push_fold else None
-        call = dict(args, x=x)
+        call = dict(args, state=x)
         if push_fold:
             # [update v, push v's new row or change] into the next aggregate, which starts as
             # this one (change-driven) or zero (bulk)

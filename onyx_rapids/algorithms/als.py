@@ -115,7 +115,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
         An undirected bipartite graph whose edge weights are the ratings: build it with
         ``Graph.from_bipartite(ratings, "user", "item", weight="rating")`` (user and item ids
         never collide), or ``Graph.from_edgelist(..., directed=False)`` with disjoint ids.
-    k : int in [1, 16]
+    k : int in [1, MAX_K] (31)
     lam : float > 0, default 0.1
         Ridge regularization.
     iterations : int, default 10

@@ -25,8 +25,8 @@ def weighted_label(f, u, v, e, rows, weights, k):
 
 
 @cuda.jit(device=True)
-def mix(f, v, prob, x, x_next, alpha):
-    x_next[v, f] = alpha * prob[v, f] + (1.0 - alpha) * x[v, f]
+def mix(f, v, prob, state, x_next, alpha):
+    x_next[v, f] = alpha * prob[v, f] + (1.0 - alpha) * state[v, f]
     return True
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -700,7 +701,20 @@ def generate(spec: KernelSpec, functions) -> tuple[str, dict]:
         source = gen.chunk_kernel()
     else:
         source = gen.pull_kernel() if spec.direction == "pull" else gen.push_kernel()
+    _check_shadowing(spec.arg_names, source)
     return source, gen.ns
+
+
+def _check_shadowing(names, source):
+    """A user argument whose name the generated kernel also assigns (a local or loop variable)
+    would be silently shadowed: refuse it, naming it."""
+    clash = sorted(name for name in set(names)
+                   if re.search(rf"^\s*(for\s+)?{re.escape(name)}\s*(=|\+=|in\b)", source,
+                                re.MULTILINE))
+    if clash:
+        raise ValueError(f"args: {', '.join(repr(c) for c in clash)} "
+                         f"{'is a name' if len(clash) == 1 else 'are names'} the generated "
+                         "kernel uses for its own variables; rename the argument(s)")
 
 
 def build(spec: KernelSpec, functions):

@@ -180,10 +180,11 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
     """
     per_lane, heavy, chunk = (PER_LANE if per_lane is None else per_lane,
                               HEAVY if heavy is None else heavy, CHUNK if chunk is None else chunk)
-    cache = g.__dict__.setdefault("_pagerank_work", {})
-    key = (int(per_lane), int(heavy), int(chunk))
-    if key in cache:
-        return cache[key]
+    return g.cached(("pagerank", "pull_work", int(per_lane), int(heavy), int(chunk)),
+                    lambda: _pull_work(g, int(per_lane), int(heavy), int(chunk)))
+
+
+def _pull_work(g, per_lane, heavy, chunk):
     xp = device.xp
     degree = device.to_host(xp.diff(g.in_offsets)).astype(np.int64)
     light = degree < heavy
@@ -217,7 +218,6 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
         chunks=int(chunk_slot.size),
         heavy=int(hv.size),
     )
-    cache[key] = work
     return work
 
 
