@@ -1,5 +1,5 @@
 """Float64 reference implementations (test oracles) of the graph-learning algorithms of
-docs/algorithms.md, written from docs/algorithms.md alone.
+docs/algorithms.md (PPR, APPNP, ALS, BP, MMR, MML), written from that contract alone.
 
 Like ``oracles.py`` they take plain NumPy edge arrays in internal vertex ids (0..n-1): ``src`` and
 ``dst`` hold the directed edges u -> v (an undirected graph is given with both directions), and
