@@ -65,7 +65,10 @@ def test_multi_source_is_k_traversals_at_once(fa, direction):
     src, dst = csr_edges(g)
     ids = device.to_host(g.vertices)
     chosen = ids[[0, 5, 5, len(ids) - 1]]  # a repeated source gives two equal columns
-    df = bfs(g, sources=chosen, feature_aware=fa, direction=direction)
+    df, info = bfs(g, sources=chosen, feature_aware=fa, direction=direction, return_info=True)
+    assert len(info.directions) == info.iterations > 1
+    if direction != "auto":
+        assert set(info.directions) == {direction}
     assert list(df.columns) == ["vertex"] + [f"distance_{f}" for f in range(4)]
     expected = oracle.multi_bfs(g.n, src, dst, device.to_host(g.to_internal(chosen)))
     got = np.stack([df[f"distance_{f}"].to_numpy() for f in range(4)], axis=1)

@@ -90,6 +90,7 @@ def test_pointer_jumping_phases_keep_the_labels(shape, jump_every, fused):
                                            fused=fused, return_info=True)
     expected = oracle.weakly_connected_components(g.n, src, dst, device.to_host(g.vertices))
     np.testing.assert_array_equal(df["labels"].to_numpy(), expected)
+    assert len(info.directions) == info.iterations
     if jump_every is None:
         assert info["phases"] == 1
     elif shape == "chain":  # 30 vertices in a line: more than one phase, fewer rounds

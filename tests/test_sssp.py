@@ -86,6 +86,7 @@ def test_result_does_not_depend_on_delta(shape):
         df, info = sssp(g, source=source, delta=delta, direction="auto", return_info=True)
         _check_single(g, source, df)
         assert info["delta"] == delta and info["converged"]
+        assert len(info["directions"]) == info["iterations"]
         runs[delta] = (df, info)
     # the float32 fixpoint is unique (min over walks of left-to-right float32 sums): equal bits
     first = runs[1e-7][0]["distance"].to_numpy()
@@ -122,7 +123,9 @@ def test_multi_source_is_k_traversals_at_once(chosen, fa, direction):
     g = SHAPES["random"]
     src, dst = csr_edges(g)
     ids = device.to_host(g.vertices)[chosen]  # a repeated source gives two equal columns
-    df = sssp(g, sources=ids, feature_aware=fa, direction=direction, delta=0.4)
+    df, info = sssp(g, sources=ids, feature_aware=fa, direction=direction, delta=0.4,
+                    return_info=True)
+    assert len(info.directions) == info.iterations and set(info.directions) <= {"push", "pull"}
     k = len(chosen)
     assert list(df.columns) == ["vertex"] + [f"distance_{f}" for f in range(k)]
     got = np.stack([df[f"distance_{f}"].to_numpy() for f in range(k)], axis=1)

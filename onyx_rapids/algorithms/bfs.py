@@ -122,10 +122,11 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
                     variant=acc_facts(run, direction, filter), directions=run.directions)
         return finish(g, "bfs", {"distance": distance[:, 0],
                                  "predecessor": original_parents(g, parent)}, info, return_info)
-    info = Info(variant=dict(feature_aware=feature_aware, direction=direction))
+    info = Info(variant=dict(feature_aware=feature_aware, direction=direction), directions=[])
     while frontier.any_active(active):
         info.iterations += 1
         way = choose_direction(g, active, direction, pull_fraction)
+        info.directions.append(way)
         active = ops.edgemap(g, offer, "distance", args, reduce="min", active_in=active,
                              active_out=frontier.empty(g.n), direction=way, **opts)
     info.converged = True

@@ -138,6 +138,7 @@ def _propagate(g, *, execution, jump_every, return_info):
     und = g.simple_undirected()
     label = device.xp.arange(g.n, dtype=g.out_indices.dtype)
     total = dict(iterations=0, push=0, pull=0, ballot=0)
+    directions = []
     phases = 0
     while True:
         phases += 1
@@ -146,6 +147,7 @@ def _propagate(g, *, execution, jump_every, return_info):
                   max_iter=jump_every, block_size=block_size)
         for key in ("iterations", "push", "pull", "ballot"):
             total[key] += getattr(run, key)
+        directions.extend(run.directions)
         jumped = False
         while True:  # label <- label[label] until no label moves
             further = label[label]
@@ -155,7 +157,7 @@ def _propagate(g, *, execution, jump_every, return_info):
             jumped = True
         if run.converged and not jumped:
             break
-    info = Info(iterations=total["iterations"], converged=True,
+    info = Info(iterations=total["iterations"], converged=True, directions=directions,
                 variant=dict(direction=direction, filter=filter, fused=bool(fused),
                              push_iterations=total["push"], pull_iterations=total["pull"],
                              ballot_iterations=total["ballot"], method="propagate",

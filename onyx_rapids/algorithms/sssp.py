@@ -203,7 +203,7 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     args = dict(distance=distance, weight=weight)
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction, delta=delta,
-                             buckets=0))
+                             buckets=0), directions=[])
     if sources is None:
         _one_source(g, distance[:, 0], weight, delta, info, dict(
             direction=direction, pull_fraction=pull_fraction, filter=filter,
@@ -227,6 +227,7 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         active = frontier.from_mask(near)
         info.iterations += 1
         way = choose_direction(g, active, direction, pull_fraction)
+        info.directions.append(way)
         ops.edgemap(g, relax, "distance", args, reduce="min", active_in=active, direction=way,
                     **opts)
     info.converged = True
@@ -260,6 +261,7 @@ def _one_source(g, dist, weight, delta, info, acc_opts):
                   args=dict(weight=weight, bound=bound),
                   active_in=frontier.from_mask(pending & (dist < end)), **acc_opts)
         info.iterations += run.iterations
+        info.directions.extend(run.directions)
         done = dist < end
         offered[done] = dist[done]
 
