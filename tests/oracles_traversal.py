@@ -1,6 +1,6 @@
 """Float64 / integer reference implementations (test oracles) of the traversal algorithms of
-ALGORITHMS.md items 9-12 (bfs, sssp, weakly connected components, core number / k-core), written
-from ALGORITHMS.md alone.
+docs/algorithms.md (bfs, sssp, weakly connected components, core number / k-core), written
+from that contract alone.
 
 Like ``oracles.py`` they take plain NumPy edge arrays in internal vertex ids (0..n-1): ``src`` and
 ``dst`` hold the directed edges u -> v, and edge weights are given per edge in the same order.

@@ -1,4 +1,4 @@
-"""Breadth-first search (ALGORITHMS.md item 9) from one source or from k sources at once.
+"""Breadth-first search (docs/algorithms.md, "bfs") from one source or from k sources at once.
 
     d(s) = 0,   d(v) = min_{u -> v, u in frontier} d(u) + 1,   frontier' = {v : d(v) improved}
 

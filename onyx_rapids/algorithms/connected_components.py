@@ -1,4 +1,4 @@
-"""Weakly connected components (ALGORITHMS.md item 11): by concurrent union-find (the default,
+"""Weakly connected components (docs/algorithms.md): by concurrent union-find (the default,
 ``method="hook"``) or by min-label propagation with pointer jumping (``method="propagate"``).
 
 ``"hook"`` (:mod:`onyx_rapids.kernels.union_find`): union-find on the simple undirected view,

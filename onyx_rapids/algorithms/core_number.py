@@ -1,4 +1,4 @@
-"""Core numbers and k-cores (ALGORITHMS.md item 12) by peeling, as SIMD-X.
+"""Core numbers and k-cores (docs/algorithms.md, "core_number", "k_core") by peeling, as SIMD-X.
 
 On the simple undirected view: at level k every live vertex of degree < k is peeled (its core
 number is k - 1) and each of its live neighbours loses one degree; that may bring them under k,

@@ -1,4 +1,4 @@
-"""Single-source shortest paths by delta-stepping (ALGORITHMS.md item 10), from one source or
+"""Single-source shortest paths by delta-stepping (docs/algorithms.md, "sssp"), from one source or
 from k sources at once.
 
     d(s) = 0,   d(v) = min_{u -> v} d(u) + w(u, v)   (float32, inf when unreachable)
@@ -40,7 +40,7 @@ from .bfs import original_parents
 from ..registry import Input, algorithm
 from ._common import Info, choose_direction, finish, traversal_starts
 
-UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (ALGORITHMS.md item 10)
+UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (docs/algorithms.md)
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
 # C of the automatic delta = C * mean weight / mean out-degree.  Davidson et al. take 32 (about
 # a warp of light edges per vertex in a bucket); our buckets run to a fixpoint on acc, where
