@@ -90,7 +90,7 @@ def test_fused_on_an_undirected_graph_at_default_sizes():
 
 
 @pytest.mark.parametrize("options", [dict(change_driven=True), dict(fold=False),
-                                     dict(direction="push"), dict(weighted=True)])
+                                     dict(direction="push"), dict(weight=None)])
 def test_only_bulk_unweighted_pull_runs_fuse_by_default(options):
     g = build("directed", weights=1)
     _, info = pagerank(g, return_info=True, **options)
@@ -101,7 +101,7 @@ def test_only_bulk_unweighted_pull_runs_fuse_by_default(options):
     (dict(change_driven=True), "change_driven=True"),
     (dict(fold=False), "fold=False"),
     (dict(direction="push"), "direction='push'"),
-    (dict(weighted=True), "weighted=True"),
+    (dict(weight=None), "a weighted graph"),  # the graph's weights are used by default
     (dict(block_size=48), "block_size"),
     (dict(tol=-1.0), "tol"),
 ])

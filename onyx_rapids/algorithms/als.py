@@ -99,15 +99,15 @@ def bipartite_sides(g):
            inputs=(Input("k", "int", help="latent factors per vertex"),
                    Input("init", "vertex_values", required=False, help="lf^0, n x k"),
                    Input("sides", "vertex_values", required=False, help="0/1 per vertex")),
-           columns=("vertex", "side", "lf_{i}"), weights="required",
+           columns=("side", "vertex", "lf_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         block_size=None),
            defaults=dict(fold=True), refuse=(PULL_FOLD,))
 def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6,
         weight=None, execution, return_info=False):
-    """Latent factors of every vertex of a ratings graph: ``vertex``, ``side``,
-    ``lf_0``..``lf_{k-1}`` (a graph from :meth:`Graph.from_bipartite` gives ``side`` its
-    names and puts it first).
+    """Latent factors of every vertex of a ratings graph: ``side``, ``vertex``,
+    ``lf_0``..``lf_{k-1}`` (``side`` holds the side names of a graph from
+    :meth:`Graph.from_bipartite`, else 0/1).
 
     Parameters
     ----------
@@ -213,7 +213,9 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
     if getattr(g, "sides", None) is None:
         columns = {"side": device.asarray(side.astype(np.int8)), **columns}
     # a fixed number of alternations, as Spark's and implicit's ALS: no warning
-    return finish(g, "als", columns, info, return_info, warn=False)
+    df = finish(g, "als", columns, info, False, warn=False)
+    df = df[["side", "vertex"] + [c for c in df.columns if c not in ("side", "vertex")]]
+    return (df, info) if return_info else df
 
 
 def _given_sides(g, sides):

@@ -171,7 +171,7 @@ def _personalization(g, values):
 def _fused_choice(name, g, execution, *, weights=False, personalization=False, sources=1):
     """Whether the run goes to the fused kernel: ``fused`` as given, or when None, whenever
     the run is one it can do (bulk, pulling, folded, unweighted, one teleport source)."""
-    fold, direction = plan(execution, default_fold=not execution.change_driven)
+    fold, direction = plan(execution, default_fold=_default_fold(execution))
     data = [why for why, bad in (("a weighted graph (pass weight=False to ignore weights)",
                                   weights),
                                  ("personalization", personalization),
@@ -184,6 +184,11 @@ def _fused_choice(name, g, execution, *, weights=False, personalization=False, s
                           "from a uniform or one-source teleport; it cannot run "
                           + ", ".join(data))
     return execution.fused
+
+
+def _default_fold(execution):
+    """Folded by default: bulk iterations that pull (one launch fewer per iteration)."""
+    return not execution.change_driven and execution.direction in (None, "auto", "pull")
 
 
 def _fused(g, source, alpha, tol, max_iter, execution):
@@ -245,7 +250,7 @@ def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, executi
     dangling = args["dangling"]
     return propagate(
         g, rank, edge_fn, [ops.Vertex(update)], args, execution=execution, max_iter=max_iter,
-        threshold=float(tol) / n, default_fold=not execution.change_driven,
+        threshold=float(tol) / n, default_fold=_default_fold(execution),
         before=lambda x: props.dot_into(dangling, dangling_mask, x),
         # the stop test and the next iteration's dangling mass in one pass
         converged=lambda new, old: props.l1_change_and_dot(new, old, dangling_mask,
