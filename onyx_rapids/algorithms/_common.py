@@ -53,13 +53,6 @@ class RunInfo(Mapping):
 Info = RunInfo
 
 
-def acc_variant(run: dict, direction, filter) -> dict:
-    """The variant record of a run of :func:`onyx_rapids.acc`: options and how it went."""
-    return dict(direction=direction, filter=filter, fused=run["fused"],
-                push_iterations=run["push"], pull_iterations=run["pull"],
-                ballot_iterations=run["ballot"])
-
-
 def traversal_starts(g, source, sources):
     """Internal ids (host int64) of ``source`` (one vertex) or ``sources`` (a list): exactly
     one of them, naming vertices of ``g`` (ValueError naming the argument otherwise)."""
