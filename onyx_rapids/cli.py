@@ -137,7 +137,9 @@ def _print_table(rows: list[tuple], file=None) -> None:
 
 
 def _to_pandas(df):
-    return df.to_pandas() if hasattr(df, "to_pandas") else df
+    from . import io
+
+    return io.to_pandas(df)
 
 
 def _flag(name: str) -> str:

@@ -983,6 +983,31 @@ def _result_columns(columns: dict, rows: int, what: str, reserved: tuple) -> dic
     return out
 
 
+def to_pandas(df):
+    """A pandas copy of a result frame (pandas frames are returned as they are). Integer
+    columns with nulls (bfs/sssp ``predecessor``) stay nullable ``Int64`` instead of turning
+    into floats, as cuDF's plain ``to_pandas()`` would make them.
+
+    >>> import pandas as pd
+    >>> to_pandas(pd.DataFrame({"a": [1]}))["a"].tolist()
+    [1]
+    """
+    import pandas as pd
+
+    if isinstance(df, pd.DataFrame):
+        return df
+    out = df.to_pandas()
+    for name in df.columns:
+        column = df[name]
+        try:
+            integer = np.dtype(column.dtype).kind in "iu"
+        except TypeError:  # categorical and other extension dtypes
+            continue
+        if integer and column.null_count:
+            out[name] = column.to_pandas(nullable=True)
+    return out
+
+
 def to_frame(g, columns: dict):
     """A result frame: ``vertex`` (original ids, internal order) then the given columns.
 

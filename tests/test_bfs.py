@@ -4,7 +4,7 @@ import pytest
 
 import oracles_traversal as oracle
 from graphs import build, csr_edges
-from onyx_rapids import Graph, bfs, device
+from onyx_rapids import Graph, bfs, device, io
 
 UNREACHED = 2**31 - 1
 
@@ -87,7 +87,7 @@ def test_no_predecessor_is_null_even_where_minus_one_is_a_vertex(fused):
     # -1 is a vertex (the source's child) and 7 is unreachable: a -1 sentinel would be ambiguous
     g = Graph.from_edgelist(pd.DataFrame({"src": [3, -1, 3], "dst": [-1, 4, 5]}), "src", "dst",
                             vertices=[7])
-    df = bfs(g, start=3, fused=fused)  # cuGraph's name for source
+    df = io.to_pandas(bfs(g, start=3, fused=fused))  # cuGraph's name for source
     got = dict(zip(df["vertex"].tolist(), df["predecessor"].tolist()))
     assert str(df["predecessor"].dtype) == "Int64"
     assert got[-1] == 3 and got[4] == -1 and got[5] == 3

@@ -58,6 +58,7 @@ def rmat():
         weighted=graph(frame, edge_attr="weight"),
         undirected=graph(cudf.from_pandas(pairs), directed=False),
         transposed=graph(frame[["src", "dst"]], store_transposed=True),
+        weighted_transposed=graph(frame, edge_attr="weight", store_transposed=True),
     )
 
 
@@ -150,13 +151,17 @@ def test_core_number_matches_cugraph(rmat):
     np.testing.assert_array_equal(ours.astype(np.int64), theirs.astype(np.int64))
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("change_driven", [False, True])
-def test_pagerank_matches_cugraph(rmat, change_driven):
+def test_pagerank_matches_cugraph(rmat, change_driven, weighted):
+    """Both use a weighted graph's weights by default (weight=False: ours ignores them)."""
     import cugraph
 
     # tolerances as tests/test_rapids.py: ours float32 (1e-7 is above its rounding floor)
-    ours = onyx_rapids.pagerank(rmat.g, tol=1e-7, max_iter=500, change_driven=change_driven)
-    theirs = cugraph.pagerank(rmat.transposed, alpha=0.85, tol=1e-9, max_iter=500)
+    ours = onyx_rapids.pagerank(rmat.g, tol=1e-7, max_iter=500, change_driven=change_driven,
+                                weight=None if weighted else False)
+    G = rmat.weighted_transposed if weighted else rmat.transposed
+    theirs = cugraph.pagerank(G, alpha=0.85, tol=1e-9, max_iter=500)
     v1, a = _by_vertex(ours, "pagerank")
     v2, b = _by_vertex(theirs, "pagerank")
     _same_vertices(v1, v2)
