@@ -166,7 +166,7 @@ def test_default_delta_is_256_mean_weight_over_mean_degree_and_one_source_pushes
 
 def test_no_predecessor_is_null_even_where_minus_one_is_a_vertex():
     g = _weighted([3, -1, 3, 3], [-1, 4, 5, 4], [1.0, 1.0, 0.5, 5.0], vertices=[7])
-    df = sssp(g, 3)
+    df = io.to_pandas(sssp(g, 3))
     got = dict(zip(df["vertex"].tolist(), df["predecessor"].tolist()))
     assert str(df["predecessor"].dtype) == "Int64"
     assert got[-1] == 3 and got[4] == -1 and got[5] == 3  # 4 by way of -1 (2.0 < 5.0)
