@@ -3,8 +3,8 @@
 An iteration of PageRank with ``k`` teleport vectors needs, per feature ``f``, the L1 change
 ``sum_v |a[v, f] - b[v, f]|`` (the stop test) and the dangling mass ``sum_v w[v] a[v, f]`` (the
 next iteration's teleport share).  Array expressions compute them in five passes (casts to
-float64, a difference, an absolute value, a matrix product), 4 ms an iteration at k = 32 on an
-R-MAT scale-22 graph; ``l1_change_and_dot`` reads ``a`` and ``b`` once.
+float64, a difference, an absolute value, a matrix product); ``l1_change_and_dot`` reads ``a``
+and ``b`` once (measurements: benchmarks/NOTES.md).
 
 Thread ``t`` of ``T`` (``T`` rounded down to a multiple of ``k``) walks the flat row-major data
 at ``t, t + T, ...``: every element it meets lies in column ``t % k``, and a warp reads

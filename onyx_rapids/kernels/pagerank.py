@@ -16,8 +16,8 @@ barrier and is next written after this one.
 Load balance (SIMD-X's small/medium/large worklists, fixed for the graph): the vertices are
 grouped by in-degree (:func:`pull_work`); bin ``b`` gives each vertex ``bin_units[b]`` lanes (1
 to 32, about ``PER_LANE`` edges each; in bin 0 a lane takes two vertices at once, so that their
-chains of dependent loads overlap: 17 iterations on a 2048^2 grid 3.3 -> 2.9 ms, rmat scale 22
-6.75 -> 7.0 ms), and a vertex with ``HEAVY`` or more in-edges is cut into
+chains of dependent loads overlap; measured in benchmarks/NOTES.md), and a vertex with ``HEAVY``
+or more in-edges is cut into
 chunks of ``CHUNK`` edges, one warp each.  A chunk's warp adds its sum to ``hacc`` with an atomic;
 the warp that finishes a vertex's last chunk (a counter per heavy vertex, after a fence) takes
 the whole sum and settles the vertex, so no second barrier is needed.
