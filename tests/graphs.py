@@ -45,3 +45,13 @@ def build(kind, seed=0, weights=0):
         return Graph.from_edgelist(df, "src", "dst", weight=w, multigraph=True)
     df, extra = random_undirected(seed=seed)
     return Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra, multigraph=True)
+
+
+def predecessor_ids(g, predecessor):
+    """Internal ids of a predecessor column (nullable Int64), -1 where it is null."""
+    valid = predecessor.notna().to_numpy()
+    ids = predecessor.to_numpy(dtype=np.int64, na_value=0)
+    out = np.full(ids.shape, -1, dtype=np.int64)
+    if valid.any():
+        out[valid] = device.to_host(g.to_internal(ids[valid]))
+    return out

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 import oracles_traversal as oracle
-from graphs import build, csr_edges
+from graphs import build, csr_edges, predecessor_ids
 from onyx_rapids import Graph, bfs, device, io
 
 UNREACHED = 2**31 - 1
@@ -22,16 +22,6 @@ def _shapes():
 
 
 SHAPES = _shapes()
-
-
-def _internal(g, predecessor):
-    """Internal ids of a predecessor column (nullable Int64), -1 where it is null."""
-    valid = predecessor.notna().to_numpy()
-    ids = predecessor.to_numpy(dtype=np.int64, na_value=0)
-    out = np.full(ids.shape, -1, dtype=np.int64)
-    if valid.any():
-        out[valid] = device.to_host(g.to_internal(ids[valid]))
-    return out
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -55,7 +45,7 @@ def test_single_source_matches_oracle_with_valid_predecessors(shape, direction, 
     expected = oracle.bfs(g.n, src, dst, int(device.to_host(g.to_internal(source))))
     np.testing.assert_array_equal(df["distance"].to_numpy(), expected)
     oracle.check_predecessors(g.n, src, dst, df["distance"].to_numpy().astype(np.int64),
-                              _internal(g, df["predecessor"]),
+                              predecessor_ids(g, df["predecessor"]),
                               [int(device.to_host(g.to_internal(source)))])
 
 

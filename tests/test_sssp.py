@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 import oracles_traversal as oracle
-from graphs import build, csr_edges
+from graphs import build, csr_edges, predecessor_ids
 from onyx_rapids import Graph, bfs, device, io, sssp
 
 
@@ -41,16 +41,6 @@ def _weights(g):
     return device.to_host(g.edge_weights[:, 0]).astype(np.float64)
 
 
-def _internal(g, predecessor):
-    """Internal ids of a predecessor column (nullable Int64), -1 where it is null."""
-    valid = predecessor.notna().to_numpy()
-    ids = predecessor.to_numpy(dtype=np.int64, na_value=0)
-    out = np.full(ids.shape, -1, dtype=np.int64)
-    if valid.any():
-        out[valid] = device.to_host(g.to_internal(ids[valid]))
-    return out
-
-
 def _check_single(g, source, df):
     src, dst = csr_edges(g)
     w = _weights(g)
@@ -59,7 +49,7 @@ def _check_single(g, source, df):
     assert df["distance"].dtype == np.float32
     got = df["distance"].to_numpy()
     np.testing.assert_allclose(got, oracle.sssp(g.n, src, dst, w, s), rtol=1e-5, atol=0)
-    oracle.check_predecessors(g.n, src, dst, got, _internal(g, df["predecessor"]), s,
+    oracle.check_predecessors(g.n, src, dst, got, predecessor_ids(g, df["predecessor"]), s,
                               weights=w)
 
 

@@ -99,16 +99,23 @@ def _peak_hook():
     return hook
 
 
-def measure(run, spec, g, stats) -> None:
-    graph, max_iter = spec.text, MAX_ITER[run.quick]
+def _cases(run, spec, g, stats):
+    """(name, entry, ks, context) of each algorithm this run measures; an algorithm that cannot
+    run on this graph gets its row (the reason) and is skipped."""
     for name in run.algorithms:
         entry = catalog.get(name)
         ks, context = _setup(run, spec, stats, entry)
         if context is None:
-            run.row(graph, name, "-", "default", "ours", "ours", status=ks)
+            run.row(spec.text, name, "-", "default", "ours", "ours", status=ks)
             continue
         if "sides" in context:
             context["sides"] = _sides(g, stats)
+        yield name, entry, ks, context
+
+
+def measure(run, spec, g, stats) -> None:
+    graph, max_iter = spec.text, MAX_ITER[run.quick]
+    for name, entry, ks, context in _cases(run, spec, g, stats):
         for k in ks:
             case, tag = f"k={k}", f"{name} k={k} on {graph}"
             try:
@@ -191,14 +198,7 @@ def _registers(spec):
 
 def measure_profile(run, spec, g, stats) -> None:
     graph, max_iter = spec.text, MAX_ITER[run.quick]
-    for name in run.algorithms:
-        entry = catalog.get(name)
-        ks, context = _setup(run, spec, stats, entry)
-        if context is None:
-            run.row(graph, name, "-", "default", "ours", "ours", status=ks)
-            continue
-        if "sides" in context:
-            context["sides"] = _sides(g, stats)
+    for name, entry, ks, context in _cases(run, spec, g, stats):
         for k in ks:
             inputs = make_inputs(entry, g, k, context)
             for options in [{}] + (_variants(run, entry) if run.variants else []):
