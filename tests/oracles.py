@@ -10,16 +10,18 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def pagerank(n, src, dst, weights=None, alpha=0.85, tol=1e-12, max_iter=10_000):
-    """PageRank by the iteration of docs/algorithms.md, run to a tight L1 tolerance."""
+def pagerank(n, src, dst, weights=None, alpha=0.85, tol=1e-12, max_iter=10_000, teleport=None):
+    """PageRank by the iteration of docs/algorithms.md, run to a tight L1 tolerance; ``teleport``
+    (a distribution, also the start) replaces the uniform 1/n."""
     w = np.ones(len(src)) if weights is None else np.asarray(weights, dtype=np.float64)
     outw = np.bincount(src, weights=w, minlength=n)
     scale = np.divide(w, outw[src], out=np.zeros_like(w), where=outw[src] != 0)
     P = sp.csr_matrix((scale, (dst, src)), shape=(n, n))  # P[v, u] = w(u,v) / outw(u)
     dangling = outw == 0
-    pr = np.full(n, 1.0 / n)
+    t = np.full(n, 1.0 / n) if teleport is None else np.asarray(teleport, dtype=np.float64)
+    pr = t.copy()
     for _ in range(max_iter):
-        nxt = (1 - alpha) / n + alpha * (P @ pr + pr[dangling].sum() / n)
+        nxt = (1 - alpha) * t + alpha * (P @ pr + pr[dangling].sum() * t)
         done = np.abs(nxt - pr).sum() < tol
         pr = nxt
         if done:

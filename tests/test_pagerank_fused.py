@@ -1,5 +1,6 @@
 """The fused PageRank kernel (onyx_rapids.kernels.pagerank): every bin width, heavy vertices cut
-into chunks, dangling and isolated vertices, the stop rule, and its option checks."""
+into chunks, dangling and isolated vertices, weights (zero weights make a vertex dangling), a
+personalization distribution, the stop rule, and its option checks."""
 
 import warnings
 
@@ -19,15 +20,19 @@ def _ranks(df):
     return df["pagerank"].to_numpy(dtype=np.float64)
 
 
-def _skewed(seed=3, n=40):
+def _skewed(seed=3, n=40, weighted=False):
     """In-degrees 30 and 20 (heavy below), 11, 6, 3, 2, 1 and random small ones: every bin;
-    35..39 are isolated and 20..39 dangling; 7 has a doubled self-loop."""
+    35..39 are isolated and 20..39 dangling; 7 has a doubled self-loop.  ``weighted``: weights
+    in [0.1, 3), and 0 on vertex 5's out-edges (dangling by weight)."""
     rng = np.random.default_rng(seed)
     dst = np.r_[np.repeat([3, 0, 1, 2, 4, 5, 6], [30, 20, 11, 6, 3, 2, 1]),
                 rng.integers(8, 30, 90), 7, 7]
     src = np.r_[rng.integers(0, 20, dst.size - 2), 7, 7]
     frame = pd.DataFrame({"src": src, "dst": dst})
-    return Graph.from_edgelist(frame, "src", "dst", vertices=np.arange(n))
+    if not weighted:
+        return Graph.from_edgelist(frame, "src", "dst", vertices=np.arange(n))
+    frame["w"] = np.where(src == 5, 0.0, rng.uniform(0.1, 3.0, src.size))
+    return Graph.from_edgelist(frame, "src", "dst", weight="w", vertices=np.arange(n))
 
 
 @pytest.fixture
@@ -60,7 +65,6 @@ def test_work_lists_cover_every_vertex_and_edge(small_work):
         mine = starts[slots == h]
         assert mine.tolist() == list(range(offsets[v], offsets[v + 1], 5))
         assert device.to_host(work["slot_chunks"])[h] == mine.size
-    assert work["dangling"] == int((np.diff(device.to_host(g.out_offsets)) == 0).sum())
 
 
 @pytest.mark.parametrize("max_iter", [3, 100])
@@ -81,6 +85,43 @@ def test_fused_matches_float64_oracle_and_unfused(small_work, max_iter):
     assert np.abs(_ranks(fused) - _ranks(unfused)).sum() <= 1e-5
 
 
+@pytest.mark.parametrize("max_iter", [3, 100])
+def test_weighted_fused_matches_float64_oracle_and_unfused(small_work, max_iter):
+    """A weighted graph's weights are used by default (as cuGraph), in the fused kernel too."""
+    g = _skewed(weighted=True)
+    src, dst = csr_edges(g)
+    w = device.to_host(g.edge_weights)[:, 0].astype(np.float64)
+    assert (w[src == 5] == 0).all() and (src == 5).any()
+    tol = 1e-6 if max_iter == 100 else 1e-12
+    expected = oracles.pagerank(g.n, src, dst, weights=w, tol=0 if max_iter == 3 else 1e-12,
+                                max_iter=max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fused, info = pagerank(g, tol=tol, max_iter=max_iter, return_info=True)
+        unfused, plain = pagerank(g, tol=tol, max_iter=max_iter, fused=False, return_info=True)
+    assert info["fused"] and not plain["fused"] and info["iterations"] == plain["iterations"]
+    assert np.abs(_ranks(fused) - expected).sum() <= (1e-5 if max_iter == 3 else 1e-4)
+    assert np.abs(_ranks(fused) - _ranks(unfused)).sum() <= 1e-5
+    unweighted = oracles.pagerank(g.n, src, dst, tol=1e-12)
+    assert np.abs(expected - unweighted).sum() > 1e-2  # the weights matter here
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_personalization_distribution_is_fused(small_work, weighted):
+    g = _skewed(weighted=weighted)
+    src, dst = csr_edges(g)
+    w = device.to_host(g.edge_weights)[:, 0] if weighted else None
+    t = np.zeros(g.n)
+    t[[3, 25, 36]] = [2.0, 1.0, 1.0]  # heavy, dangling and isolated vertices
+    person = pd.DataFrame({"vertex": [3, 25, 36], "value": [2.0, 1.0, 1.0]})
+    expected = oracles.pagerank(g.n, src, dst, weights=w, teleport=t / t.sum())
+    fused, info = pagerank(g, personalization=person, tol=1e-7, return_info=True)
+    unfused = pagerank(g, personalization=person, tol=1e-7, fused=False)
+    assert info["fused"] and info["converged"]
+    assert np.abs(_ranks(fused) - expected).sum() <= 1e-4
+    assert np.abs(_ranks(fused) - _ranks(unfused)).sum() <= 1e-5
+
+
 def test_fused_on_an_undirected_graph_at_default_sizes():
     g = build("undirected", seed=2)
     src, dst = csr_edges(g)
@@ -90,18 +131,19 @@ def test_fused_on_an_undirected_graph_at_default_sizes():
 
 
 @pytest.mark.parametrize("options", [dict(change_driven=True), dict(fold=False),
-                                     dict(direction="push"), dict(weight=None)])
-def test_only_bulk_unweighted_pull_runs_fuse_by_default(options):
+                                     dict(direction="push")])
+def test_only_bulk_pull_runs_fuse_by_default(options):
     g = build("directed", weights=1)
     _, info = pagerank(g, return_info=True, **options)
     assert info["fused"] is False
+    _, info = pagerank(g, return_info=True)
+    assert info["fused"] is True
 
 
 @pytest.mark.parametrize("options, named", [
     (dict(change_driven=True), "change_driven=True"),
     (dict(fold=False), "fold=False"),
     (dict(direction="push"), "direction='push'"),
-    (dict(weight=None), "a weighted graph"),  # the graph's weights are used by default
     (dict(block_size=48), "block_size"),
     (dict(tol=-1.0), "tol"),
 ])
@@ -111,11 +153,18 @@ def test_fused_bad_options_are_named(options, named):
         pagerank(g, fused=True, **options)
 
 
-@pytest.mark.parametrize("source", [3, 25])  # 3 is heavy; 25 is dangling: its mass returns
-def test_one_source_personalized_pagerank_is_fused(small_work, source):
-    g = _skewed()
+@pytest.mark.parametrize("source, weighted", [(3, False), (25, False), (3, True)])
+def test_one_source_personalized_pagerank_is_fused(small_work, source, weighted):
+    """3 is heavy; 25 is dangling: its mass returns to it."""
+    g = _skewed(weighted=weighted)
     src, dst = csr_edges(g)
-    expected = oracles_learning.personalized_pagerank(g.n, src, dst, [source])[:, 0]
+    if weighted:
+        t = np.zeros(g.n)
+        t[source] = 1.0
+        w = device.to_host(g.edge_weights)[:, 0]
+        expected = oracles.pagerank(g.n, src, dst, weights=w, teleport=t)
+    else:
+        expected = oracles_learning.personalized_pagerank(g.n, src, dst, [source])[:, 0]
     sources = device.to_host(g.vertices)[[source]]
     df, info = personalized_pagerank(g, sources, return_info=True)
     plain = personalized_pagerank(g, sources, fused=False)

@@ -10,8 +10,9 @@ Iterations stop when every feature's L1 change is below ``tol`` (cuGraph's rule)
 
 Change-driven mode is PageRank-Delta (ONYX 4.2): a vertex pushes the change since its last
 push only when some feature moved by more than ``tol / n``, so the unpushed remainder stays
-below ``tol``.  Bulk, unweighted, pulling runs from a uniform or one-source teleport go to
-the fused persistent kernel (:mod:`onyx_rapids.kernels.pagerank`) unless ``fused=False``.
+below ``tol``.  Bulk pulling runs with one teleport (uniform, a distribution or one source),
+weighted or not, go to the fused persistent kernel (:mod:`onyx_rapids.kernels.pagerank`)
+unless ``fused=False``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import RunInfo, check_common, finish, traversal_starts
 from ._propagate import plan, propagate
 
-UNIFORM, PERSONALIZED = -1, -2  # sources[f] codes of the teleport kinds besides a source
+# sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
+UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
 
 
 @cuda.jit(device=True)
@@ -90,7 +92,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         Or its options as keywords: ``feature_aware``, ``change_driven``, ``fold``
         (default: folded when bulk), ``direction`` ("auto": bulk pulls; change-driven chooses
         per iteration against ``pull_fraction``), ``fused`` (default: the fused kernel when
-        the run is bulk, unweighted and pulls), ``block_size``.
+        the run is bulk and pulls), ``block_size``.
     return_info : bool
         Also return the :class:`RunInfo` (iterations, converged, directions, options).
 
@@ -107,10 +109,11 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     if personalization is not None:
         teleport_column = _personalization(g, personalization)
     sources = device.full(1, UNIFORM if teleport_column is None else PERSONALIZED, np.int64)
-    fused = _fused_choice("pagerank", g, execution, weights=weights is not None,
-                          personalization=teleport_column is not None)
-    if fused:
-        rank, info = _fused(g, -1, alpha, tol, max_iter, execution)
+    if _fused_choice("pagerank", g, execution):
+        rank, info = _fused(g, UNIFORM if teleport_column is None else PERSONALIZED, alpha, tol,
+                            max_iter, execution, weights=weights,
+                            weight_key=_weight_key(g, weight, weights),
+                            teleport_column=teleport_column)
         return finish(g, "pagerank", {"pagerank": rank}, info, return_info)
     rank, info = _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column,
                           execution)
@@ -140,9 +143,9 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     check_common(tol, max_iter, alpha)
     ids = traversal_starts(g, None, sources)
     weights = g.weights_for(weight, name="personalized_pagerank", non_negative=True)
-    if _fused_choice("personalized_pagerank", g, execution, weights=weights is not None,
-                     sources=ids.size):
-        rank, info = _fused(g, int(ids[0]), alpha, tol, max_iter, execution)
+    if _fused_choice("personalized_pagerank", g, execution, sources=ids.size):
+        rank, info = _fused(g, int(ids[0]), alpha, tol, max_iter, execution, weights=weights,
+                            weight_key=_weight_key(g, weight, weights))
         return finish(g, "personalized_pagerank", {"ppr_*": rank[:, None]}, info, return_info)
     rank, info = _iterate(g, device.asarray(ids), alpha, tol, max_iter, weights, None,
                           execution)
@@ -168,22 +171,25 @@ def _personalization(g, values):
     return (t / total).astype(np.float32)
 
 
-def _fused_choice(name, g, execution, *, weights=False, personalization=False, sources=1):
+def _fused_choice(name, g, execution, *, sources=1):
     """Whether the run goes to the fused kernel: ``fused`` as given, or when None, whenever
-    the run is one it can do (bulk, pulling, folded, unweighted, one teleport source)."""
+    the run is one it can do (bulk, pulling, folded, one teleport source or distribution)."""
     fold, direction = plan(execution, default_fold=_default_fold(execution))
-    data = [why for why, bad in (("a weighted graph (pass weight=False to ignore weights)",
-                                  weights),
-                                 ("personalization", personalization),
-                                 (f"{sources} sources (it runs one)", sources != 1)) if bad]
     if execution.fused is None:
-        return (not data and not execution.change_driven and fold and direction == "pull"
-                and g.m > 0)
-    if execution.fused and data:
-        raise unsupported(name, "fused=True", "the fused kernel runs unweighted iterations "
-                          "from a uniform or one-source teleport; it cannot run "
-                          + ", ".join(data))
+        return sources == 1 and not execution.change_driven and fold and direction == "pull" \
+            and g.m > 0
+    if execution.fused and sources != 1:
+        raise unsupported(name, "fused=True", "the fused kernel runs one teleport source or "
+                          f"distribution; it cannot run {sources} sources")
     return execution.fused
+
+
+def _weight_key(g, weight, weights):
+    """The name of the weight column in use (None when unweighted): the key of what the fused
+    kernel derives from it."""
+    if weights is None:
+        return None
+    return weight if isinstance(weight, str) else g.weight_names[0]
 
 
 def _default_fold(execution):
@@ -191,29 +197,40 @@ def _default_fold(execution):
     return not execution.change_driven and execution.direction in (None, "auto", "pull")
 
 
-def _fused(g, source, alpha, tol, max_iter, execution):
-    """Every iteration in :func:`onyx_rapids.kernels.pagerank.pagerank_fused` (one launch);
-    ``source`` (internal id) personalizes the teleport, -1 keeps it uniform."""
+def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_key=None,
+           teleport_column=None):
+    """Every iteration in one launch of the fused kernel (:mod:`onyx_rapids.kernels.pagerank`);
+    ``source`` (internal id) personalizes the teleport to one vertex, UNIFORM keeps it uniform,
+    PERSONALIZED reads ``teleport_column``; ``weights`` (CSR order, cached under
+    ``weight_key``) weight the gathers."""
     xp, n = device.xp, g.n
     work = fused_kernel.pull_work(g)
-    if source < 0:
+    inv_out, in_weights = g.cached(("pagerank", "fused shares", weight_key),
+                                   lambda: _fused_shares(g, weights))
+    if source == UNIFORM:
         ranks = xp.full((2, n), 1.0 / n, dtype=np.float32)
-        dangling = work["dangling"] / n
+    elif source == PERSONALIZED:
+        ranks = xp.empty((2, n), dtype=np.float32)
+        ranks[0] = teleport_column[:, 0]
     else:
         ranks = xp.zeros((2, n), dtype=np.float32)
         ranks[0, source] = 1.0
-        dangling = float(device.to_host(work["inv_out"][source:source + 1])[0] == 0)
+    dangling = float((ranks[0].astype(np.float64) * (inv_out == 0)).sum())
     ys = xp.empty((2, n), dtype=np.float32)
-    ys[0] = ranks[0] * work["inv_out"]
+    ys[0] = ranks[0] * inv_out
+    teleport = (teleport_column[:, 0] if source == PERSONALIZED
+                else xp.zeros(1, dtype=np.float32))
     heavy = max(1, work["heavy"])
     out = xp.zeros(2, dtype=np.int64)
-    call = (g.in_offsets, g.in_indices, work["order"], work["bin_start"], work["bin_units"],
-            work["chunk_start"], work["chunk_slot"], work["slot_vertex"], work["slot_chunks"],
-            xp.zeros(heavy, dtype=np.float64), xp.zeros(heavy, dtype=np.int32),
-            work["inv_out"], ranks, ys, xp.zeros((3, 2), dtype=np.float64), np.float64(alpha),
-            np.float64(1.0 / n), np.int64(source), np.float64(dangling), np.float64(tol),
-            np.int64(max_iter), np.int64(work["chunk"]), np.int64(work["chunks"]), out)
-    kernel = fused_kernel.pagerank_fused
+    call = (g.in_offsets, g.in_indices, in_weights, work["order"], work["bin_start"],
+            work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
+            work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
+            xp.zeros(heavy, dtype=np.int32), inv_out, ranks, ys,
+            xp.zeros((3, 2), dtype=np.float64), np.float64(alpha), np.float64(1.0 / n),
+            np.int64(source), xp.ascontiguousarray(teleport), np.float64(dangling),
+            np.float64(tol), np.int64(max_iter), np.int64(work["chunk"]),
+            np.int64(work["chunks"]), out)
+    kernel = fused_kernel.kernel(weighted=weights is not None)
     block = device.block_threads(execution.block_size, 256)
     grid = 1
     if not device.is_simulator():
@@ -226,6 +243,16 @@ def _fused(g, source, alpha, tol, max_iter, execution):
                                 fold=True, fused=True, direction="pull"),
                    directions=["pull"] * iterations)
     return ranks[iterations % 2], info
+
+
+def _fused_shares(g, weights):
+    """``1 / outw`` (0 on dangling vertices) as an (n,) float32 array, and the weights in CSC
+    order (a placeholder when unweighted), for the fused kernel."""
+    inv_out = props.inverse_or_zero(props.out_weight_sums(g, weights))[:, 0]
+    if weights is None:
+        return device.xp.ascontiguousarray(inv_out), device.zeros(1, np.float32)
+    return (device.xp.ascontiguousarray(inv_out),
+            device.xp.ascontiguousarray(weights[g.in_edge_ids]).astype(np.float32))
 
 
 def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, execution):

@@ -1,11 +1,15 @@
 """Fused PageRank: every bulk pull iteration in one persistent (cooperative) kernel.
 
-Iteration ``i`` reads ``ys[(i - 1) % 2]`` (``y = rank / outdeg``, 0 on dangling vertices, so an
-edge costs one gather) and ``ranks[(i - 1) % 2]``, and writes both rows ``i % 2``::
+Iteration ``i`` reads ``ys[(i - 1) % 2]`` (``y = rank / outw``, 0 on dangling vertices, so an
+edge costs one gather, and one weight read on a weighted graph) and ``ranks[(i - 1) % 2]``, and
+writes both rows ``i % 2``::
 
-    rank_i(v) = alpha * (sum_{u -> v} y_{i-1}(u) + D_{i-1} t(v)) + (1 - alpha) t(v)
+    rank_i(v) = alpha * (sum_{u -> v} y_{i-1}(u) w(u, v) + D_{i-1} t(v)) + (1 - alpha) t(v)
 
-with ``t`` uniform (1/n, PageRank) or one-hot at a source (personalized PageRank, k = 1).
+with ``outw`` the out-degree (unweighted) or the out-weight sum, and ``t`` uniform (1/n,
+PageRank), one-hot at a source (personalized PageRank, k = 1) or a given distribution (cuGraph's
+``personalization``).  The weighted kernel reads ``w`` in CSC order (:func:`in_weights`); the
+two kernels are one body specialized by its gather (:func:`kernel`).
 
 Each thread adds up its vertices' L1 change and the new dangling mass ``D_i``; one atomic per warp
 lands them in ``stats[i % 3]``, a grid-wide barrier follows, and every thread reads the same
@@ -39,10 +43,18 @@ HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
 
 
+UNIFORM, VECTOR = -1, -2  # ``source`` codes besides a vertex: t = 1/n, t = teleport[v]
+
+
 @cuda.jit(device=True)
-def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source):
+def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source, teleport):
     """Store v's new rank and share; return (its L1 change, its dangling mass)."""
-    t = uniform if source < 0 else (1.0 if v == source else 0.0)  # v's teleport share
+    if source == UNIFORM:  # v's teleport share
+        t = uniform
+    elif source == VECTOR:
+        t = float64(teleport[v])
+    else:
+        t = 1.0 if v == source else 0.0
     new = float32(alpha * (total + dangling * t) + (1.0 - alpha) * t)
     ranks[nxt, v] = new
     w = inv_out[v]
@@ -51,121 +63,148 @@ def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, so
     return change, (float64(new) if w == 0 else 0.0)
 
 
-# 64 registers (74 unbounded) lets more warps hide the gathers' latency: 7.0 against 7.6 ms for
-# 9 iterations on rmat scale 22 (H100); the simulator takes no register limit
-@cuda.jit(**({} if device.is_simulator() else {"max_registers": 64}))
-def pagerank_fused(offsets, indices, order, bin_start, bin_units, chunk_start, chunk_slot,
-                   slot_vertex, slot_chunks, hacc, hcount, inv_out, ranks, ys, stats, alpha,
-                   uniform, source, dangling, tol, max_iter, chunk, chunks, out):
-    """``out`` gets (iterations, converged); the result is ``ranks[iterations % 2]``.  The
-    first ``chunks`` entries of ``chunk_start``/``chunk_slot`` are the heavy vertices' chunks.
-    ``source`` >= 0 personalizes the teleport vector to that vertex (``t = e_source``; the
-    dangling mass returns to it), -1 keeps it uniform (``t = uniform = 1/n``)."""
-    grid = cuda.cg.this_grid()
-    tid = cuda.grid(1)
-    threads = cuda.gridsize(1)
-    lane = cuda.threadIdx.x % WARP
-    warp = tid // WARP
-    warps = threads // WARP
-    it = 0
-    converged = 0
-    while it < max_iter:
-        it += 1
-        cur = (it - 1) % 2
-        nxt = it % 2
-        if tid == 0:
-            stats[(it + 1) % 3, 0] = 0.0
-            stats[(it + 1) % 3, 1] = 0.0
-        change = 0.0
-        mass = 0.0
-        # heavy vertices: a warp per chunk; the last chunk's warp settles the vertex
-        for c in range(warp, chunks, warps):
-            h = chunk_slot[c]
-            v = slot_vertex[h]
-            s = float32(0.0)
-            for p in range(chunk_start[c] + lane, min(chunk_start[c] + chunk, offsets[v + 1]),
-                           WARP):
-                s += ys[cur, indices[p]]
-            s = warp_sum(s)
-            if lane == 0:
-                cuda.atomic.add(hacc, h, float64(s))
-                cuda.threadfence()
-                if cuda.atomic.add(hcount, h, 1) == slot_chunks[h] - 1:
-                    total = cuda.atomic.add(hacc, h, 0.0)  # the whole sum: reset for the next
-                    hacc[h] = 0.0
-                    hcount[h] = 0
-                    dc, dm = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling,
-                                     uniform, source)
-                    change += dc
-                    mass += dm
-        # bin 0, a lane per vertex: two vertices a lane at once, so that their chains of
-        # dependent loads (order -> offsets -> indices -> ys) overlap
-        hi = bin_start[1]
-        for first in range(warp * 2 * WARP, hi, warps * 2 * WARP):
-            i0 = first + lane
-            i1 = i0 + WARP
-            v0 = v1 = 0
-            b0 = e0 = b1 = e1 = offsets[0]
-            if i0 < hi:
-                v0 = order[i0]
-                b0 = offsets[v0]
-                e0 = offsets[v0 + 1]
-            if i1 < hi:
-                v1 = order[i1]
-                b1 = offsets[v1]
-                e1 = offsets[v1 + 1]
-            s0 = float32(0.0)
-            s1 = float32(0.0)
-            for q in range(max(e0 - b0, e1 - b1)):
-                if b0 + q < e0:
-                    s0 += ys[cur, indices[b0 + q]]
-                if b1 + q < e1:
-                    s1 += ys[cur, indices[b1 + q]]
-            if i0 < hi:
-                dc, dm = _settle(v0, s0, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform,
-                                 source)
-                change += dc
-                mass += dm
-            if i1 < hi:
-                dc, dm = _settle(v1, s1, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform,
-                                 source)
-                change += dc
-                mass += dm
-        # the other light bins: bin b gives each vertex `units` lanes, 32 // units a warp
-        for b in range(1, bin_units.shape[0]):
-            units = bin_units[b]
-            per_warp = WARP // units
-            hi = bin_start[b + 1]
-            gi = lane % units
-            for first in range(bin_start[b] + warp * per_warp, hi, warps * per_warp):
-                i = first + lane // units
+@cuda.jit(device=True)
+def _share(ys, cur, indices, weights, p):
+    """What in-edge ``p`` brings: its source's share."""
+    return ys[cur, indices[p]]
+
+
+@cuda.jit(device=True)
+def _weighted_share(ys, cur, indices, weights, p):
+    """What in-edge ``p`` brings on a weighted graph: its source's share times its weight."""
+    return ys[cur, indices[p]] * weights[p]
+
+
+_KERNELS = {}
+
+
+def kernel(weighted: bool):
+    """The fused kernel for unweighted or weighted graphs (compiled once each)."""
+    if weighted not in _KERNELS:
+        _KERNELS[weighted] = _make(_weighted_share if weighted else _share)
+    return _KERNELS[weighted]
+
+
+def _make(gather):
+    # 64 registers (74 unbounded) lets more warps hide the gathers' latency: 7.0 against 7.6 ms
+    # for 9 iterations on rmat scale 22 (H100); the simulator takes no register limit
+    @cuda.jit(**({} if device.is_simulator() else {"max_registers": 64}))
+    def pagerank_fused(offsets, indices, weights, order, bin_start, bin_units, chunk_start,
+                       chunk_slot, slot_vertex, slot_chunks, hacc, hcount, inv_out, ranks, ys,
+                       stats, alpha, uniform, source, teleport, dangling, tol, max_iter, chunk,
+                       chunks, out):
+        """``out`` gets (iterations, converged); the result is ``ranks[iterations % 2]``.  The
+        first ``chunks`` entries of ``chunk_start``/``chunk_slot`` are the heavy vertices'
+        chunks.  ``weights``: the in-edges' weights in CSC order (read only by the weighted
+        gather).  ``source`` >= 0 personalizes the teleport vector to that vertex (``t =
+        e_source``; the dangling mass returns to it), UNIFORM keeps it uniform (``t = uniform =
+        1/n``), VECTOR reads it from ``teleport``."""
+        grid = cuda.cg.this_grid()
+        tid = cuda.grid(1)
+        threads = cuda.gridsize(1)
+        lane = cuda.threadIdx.x % WARP
+        warp = tid // WARP
+        warps = threads // WARP
+        it = 0
+        converged = 0
+        while it < max_iter:
+            it += 1
+            cur = (it - 1) % 2
+            nxt = it % 2
+            if tid == 0:
+                stats[(it + 1) % 3, 0] = 0.0
+                stats[(it + 1) % 3, 1] = 0.0
+            change = 0.0
+            mass = 0.0
+            # heavy vertices: a warp per chunk; the last chunk's warp settles the vertex
+            for c in range(warp, chunks, warps):
+                h = chunk_slot[c]
+                v = slot_vertex[h]
                 s = float32(0.0)
-                if i < hi:
-                    v = order[i]
-                    for p in range(offsets[v] + gi, offsets[v + 1], units):
-                        s += ys[cur, indices[p]]
-                d = 1
-                while d < units:  # the vertex's lanes add up their sums
-                    s += cuda.shfl_xor_sync(FULL, s, d)
-                    d *= 2
-                if i < hi and gi == 0:
-                    dc, dm = _settle(order[i], s, cur, nxt, ranks, ys, inv_out, alpha,
-                                     dangling, uniform, source)
+                for p in range(chunk_start[c] + lane,
+                               min(chunk_start[c] + chunk, offsets[v + 1]), WARP):
+                    s += gather(ys, cur, indices, weights, p)
+                s = warp_sum(s)
+                if lane == 0:
+                    cuda.atomic.add(hacc, h, float64(s))
+                    cuda.threadfence()
+                    if cuda.atomic.add(hcount, h, 1) == slot_chunks[h] - 1:
+                        total = cuda.atomic.add(hacc, h, 0.0)  # the whole sum; reset
+                        hacc[h] = 0.0
+                        hcount[h] = 0
+                        dc, dm = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha,
+                                         dangling, uniform, source, teleport)
+                        change += dc
+                        mass += dm
+            # bin 0, a lane per vertex: two vertices a lane at once, so that their chains of
+            # dependent loads (order -> offsets -> indices -> ys) overlap
+            hi = bin_start[1]
+            for first in range(warp * 2 * WARP, hi, warps * 2 * WARP):
+                i0 = first + lane
+                i1 = i0 + WARP
+                v0 = v1 = 0
+                b0 = e0 = b1 = e1 = offsets[0]
+                if i0 < hi:
+                    v0 = order[i0]
+                    b0 = offsets[v0]
+                    e0 = offsets[v0 + 1]
+                if i1 < hi:
+                    v1 = order[i1]
+                    b1 = offsets[v1]
+                    e1 = offsets[v1 + 1]
+                s0 = float32(0.0)
+                s1 = float32(0.0)
+                for q in range(max(e0 - b0, e1 - b1)):
+                    if b0 + q < e0:
+                        s0 += gather(ys, cur, indices, weights, b0 + q)
+                    if b1 + q < e1:
+                        s1 += gather(ys, cur, indices, weights, b1 + q)
+                if i0 < hi:
+                    dc, dm = _settle(v0, s0, cur, nxt, ranks, ys, inv_out, alpha, dangling,
+                                     uniform, source, teleport)
                     change += dc
                     mass += dm
-        change = warp_sum(change)
-        mass = warp_sum(mass)
-        if lane == 0:
-            cuda.atomic.add(stats, (it % 3, 0), change)
-            cuda.atomic.add(stats, (it % 3, 1), mass)
-        grid.sync()
-        dangling = stats[it % 3, 1]
-        if stats[it % 3, 0] < tol:
-            converged = 1
-            break
-    if tid == 0:
-        out[0] = it
-        out[1] = converged
+                if i1 < hi:
+                    dc, dm = _settle(v1, s1, cur, nxt, ranks, ys, inv_out, alpha, dangling,
+                                     uniform, source, teleport)
+                    change += dc
+                    mass += dm
+            # the other light bins: bin b gives each vertex `units` lanes, 32 // units a warp
+            for b in range(1, bin_units.shape[0]):
+                units = bin_units[b]
+                per_warp = WARP // units
+                hi = bin_start[b + 1]
+                gi = lane % units
+                for first in range(bin_start[b] + warp * per_warp, hi, warps * per_warp):
+                    i = first + lane // units
+                    s = float32(0.0)
+                    if i < hi:
+                        v = order[i]
+                        for p in range(offsets[v] + gi, offsets[v + 1], units):
+                            s += gather(ys, cur, indices, weights, p)
+                    d = 1
+                    while d < units:  # the vertex's lanes add up their sums
+                        s += cuda.shfl_xor_sync(FULL, s, d)
+                        d *= 2
+                    if i < hi and gi == 0:
+                        dc, dm = _settle(order[i], s, cur, nxt, ranks, ys, inv_out, alpha,
+                                         dangling, uniform, source, teleport)
+                        change += dc
+                        mass += dm
+            change = warp_sum(change)
+            mass = warp_sum(mass)
+            if lane == 0:
+                cuda.atomic.add(stats, (it % 3, 0), change)
+                cuda.atomic.add(stats, (it % 3, 1), mass)
+            grid.sync()
+            dangling = stats[it % 3, 1]
+            if stats[it % 3, 0] < tol:
+                converged = 1
+                break
+        if tid == 0:
+            out[0] = it
+            out[1] = converged
+    return pagerank_fused
 
 
 def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
@@ -175,8 +214,7 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
     ``order``: the vertices of in-degree below ``heavy`` grouped by bin (ascending ids within a
     bin), ``bin_start`` the bins' bounds in it, ``bin_units`` their lanes per vertex
     (``next_pow2(ceil(degree / per_lane))``, at most 32); ``slot_vertex`` the heavy vertices,
-    ``slot_chunks`` their chunk counts, ``chunk_start``/``chunk_slot`` one entry per chunk;
-    ``inv_out`` (``1 / outdeg``, 0 on dangling vertices) and ``dangling``, their number.
+    ``slot_chunks`` their chunk counts, ``chunk_start``/``chunk_slot`` one entry per chunk.
     """
     per_lane, heavy, chunk = (PER_LANE if per_lane is None else per_lane,
                               HEAVY if heavy is None else heavy, CHUNK if chunk is None else chunk)
@@ -203,10 +241,7 @@ def _pull_work(g, per_lane, heavy, chunk):
     first = device.to_host(g.in_offsets).astype(np.int64)[hv]
     chunk_start = np.repeat(first, slot_chunks) + within * chunk
     index = g.in_offsets.dtype
-    out_degree = xp.diff(g.out_offsets)
     work = dict(
-        inv_out=xp.where(out_degree > 0, 1.0 / xp.maximum(out_degree, 1), 0.0).astype(np.float32),
-        dangling=int(device.to_host((out_degree == 0).sum())),
         order=device.asarray(order.astype(np.int32)),
         bin_start=device.asarray(bin_start.astype(np.int64)),
         bin_units=device.asarray((1 << np.arange(6)).astype(np.int32)),
