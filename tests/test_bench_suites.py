@@ -58,6 +58,7 @@ def test_traversal_against_the_cpu_oracle(tmp_path):
     ours = df.xs("ours", level="implementation")
     assert (ours["check"] == "ok").all() and (ours["ms"] > 0).all()
     assert ours["check_against"].str.contains("scipy|networkx|power").all()
+    assert ("pagerank", "weighted") in ours.index.droplevel("variant")  # the graph is weighted
     peer = df.xs("cugraph", level="implementation")
     assert peer["status"].str.startswith("skipped: cugraph not installed").all()
     assert "cugraph" in report["skipped_peers"]

@@ -1,8 +1,9 @@
 """Suites ``traversal`` and ``multisource`` (directed-mode graphs).
 
 traversal: each algorithm cuGraph also has, at the library defaults (the PageRanks alpha 0.85,
-tol 1e-6, max_iter 100), ms per call; bfs, sssp and personalized PageRank from the vertex of
-largest out-degree; k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
+tol 1e-6, max_iter 100, unweighted), ms per call; on a weighted graph also PageRank with its
+weights (case ``weighted``, cuGraph's default there); bfs, sssp and personalized PageRank from
+the vertex of largest out-degree; k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
 on the same graph; without cuGraph against a CPU oracle (scipy / networkx / a float64 power
 iteration) up to :data:`ORACLE_MAX_EDGES` stored edges, else against a certificate computed
 over the edges.  bfs / sssp predecessors (a null or -1: none) must be a tight in-neighbour.
@@ -47,10 +48,10 @@ def multi_algorithms():
                  if {"source", "sources"} <= e.input_names())
 
 
-def _ours(entry, g, inputs):
+def _ours(entry, g, inputs, weighted=False):
     extra = PAGERANK if entry.name in ("pagerank", "personalized_pagerank") else {}
     kw = {k: v for k, v in extra.items() if k != "max_iter"}
-    if extra:  # cuGraph's PageRank and the oracle ignore weights
+    if extra and not weighted:  # as the unweighted cuGraph graph and the oracle
         kw.update(catalog.unweighted(entry))
     return call(entry, g, inputs, iterations=extra.get("max_iter"), info=False, **kw)[0]
 
@@ -72,8 +73,9 @@ def _host_edges(g):
             device.to_host(g.out_indices).astype(np.int64), w)
 
 
-def oracle(name, g, source, k=None):
-    """(reference in our order, description) on the host; ValueError when unavailable."""
+def oracle(name, g, source, k=None, weighted=False):
+    """(reference in our order, description) on the host; ValueError when unavailable.
+    ``weighted``: PageRank with the graph's weights."""
     if g.m > ORACLE_MAX_EDGES:
         raise ValueError(f"{g.m:,} edges are too many for the CPU oracle")
     from scipy.sparse import csr_matrix
@@ -104,8 +106,9 @@ def oracle(name, g, source, k=None):
             return core, "networkx core_number"
         ids = device.to_host(g.vertices).astype(np.int64)
         return np.unique(ids[core >= k]), "networkx core_number >= k"
-    outdeg = np.bincount(src, minlength=n).astype(np.float64)
-    p = csr_matrix((1.0 / np.maximum(outdeg, 1)[src], (dst, src)), shape=(n, n))
+    w = w if weighted else np.ones(len(src))
+    outdeg = np.bincount(src, weights=w, minlength=n)
+    p = csr_matrix((w / np.where(outdeg > 0, outdeg, 1.0)[src], (dst, src)), shape=(n, n))
     t = np.full(n, 1.0 / n) if name == "pagerank" else np.eye(1, n, s).ravel()
     x, a = t.copy(), PAGERANK["alpha"]
     for _ in range(100_000):
@@ -189,9 +192,13 @@ def measure(run, spec, g, stats) -> None:
     cgraphs = mod.Graphs(g) if mod is not None else None
     source = catalog.top_vertex(g)
     core_max = None
-    for name in run.algorithms:
+    cases = [(name, "default") for name in run.algorithms]
+    if "pagerank" in run.algorithms and g.edge_weights is not None:
+        cases.insert(cases.index(("pagerank", "default")) + 1, ("pagerank", "weighted"))
+    for name, case in cases:
         entry = catalog.get(name)
-        tag = f"{name} on {graph}"
+        weighted = case == "weighted"
+        tag = f"{name}{' weighted' if weighted else ''} on {graph}"
         context = {"source": source}
         if "source" not in entry.input_names():
             context = {"sources": [source]}
@@ -204,9 +211,9 @@ def measure(run, spec, g, stats) -> None:
         if name in ("pagerank", "personalized_pagerank"):
             params.update(PAGERANK)
         inputs = make_inputs(entry, g, 1, context)
-        ours = run.row(graph, name, "default", "default", "ours", "ours", params=params)
+        ours = run.row(graph, name, case, "default", "ours", "ours", params=params)
         run.log(f"{tag}: ours")
-        frame = run.timed(ours, lambda: _ours(entry, g, inputs))
+        frame = run.timed(ours, lambda: _ours(entry, g, inputs, weighted))
         mine = None
         if frame is not None:
             try:
@@ -218,19 +225,20 @@ def measure(run, spec, g, stats) -> None:
             except Exception as e:
                 run.error(ours, e, "reading / checking its result")
         del frame
-        peer = run.row(graph, name, "default", "default", "cugraph", "peer", label=label,
+        peer = run.row(graph, name, case, "default", "cugraph", "peer", label=label,
                        params=params)
+        peer_name = "pagerank_weighted" if weighted else name
         ref, against = None, None
         if mod is None:
             peer["status"] = f"skipped: {label}"
         else:
             try:
-                G = cgraphs.get(name)
-                res = run.timed(peer, lambda: mod.run(name, G, source=source,
+                G = cgraphs.get(peer_name)
+                res = run.timed(peer, lambda: mod.run(peer_name, G, source=source,
                                                       k=params.get("k"), **PAGERANK),
                                 what="cugraph")
                 if res is not None:
-                    ref, against = mod.values(name, res, g), label
+                    ref, against = mod.values(peer_name, res, g), label
             except Exception as e:
                 run.error(peer, e, "cugraph")
         if mine is None or ours["check"] == "FAILED":
@@ -239,7 +247,7 @@ def measure(run, spec, g, stats) -> None:
         try:
             if ref is None:
                 try:
-                    ref, against = oracle(name, g, source, params.get("k"))
+                    ref, against = oracle(name, g, source, params.get("k"), weighted)
                     if name != "k_core":
                         ref = device.asarray(ref)
                 except (ValueError, ImportError) as e:
