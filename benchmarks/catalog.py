@@ -126,6 +126,20 @@ def variant_name(options: dict) -> str:
     return "/".join(parts) or "default"
 
 
+def parse_options(text: str) -> dict:
+    """``"width=4/fold=true"`` -> ``{"width": 4, "fold": True}`` (ints, booleans, None, else
+    the string), the inverse of :func:`variant_name`'s ``name=value`` parts."""
+    out = {}
+    for part in text.split("/"):
+        name, sep, value = part.partition("=")
+        if not sep or not name:
+            raise ValueError(f"variant {text!r}: expected name=value parts joined by '/'")
+        low = value.strip().lower()
+        out[name.strip()] = (int(low) if low.lstrip("-").isdigit() else
+                             {"true": True, "false": False, "none": None}.get(low, value.strip()))
+    return out
+
+
 # ------------------------------------------------------------------------------ inputs, calls
 
 

@@ -1,8 +1,8 @@
 """The one graph builder of the benchmarks: parse a spec, build the :class:`onyx_rapids.Graph`
 it names (once per run), with its statistics.
 
-Specs (:data:`KINDS`): ``rmat:SCALE[:EDGE_FACTOR]`` (Graph500 R-MAT a=0.57, b=c=0.19,
-permuted, seed 0, EDGE_FACTOR default 16), ``er:N:AVG_DEGREE`` (G(n, m), no self-loops or
+Specs (:data:`KINDS`): ``rmat:SCALE[:EDGE_FACTOR[:A]]`` (Graph500 R-MAT a=0.57, b=c=0.19,
+permuted, seed 0, EDGE_FACTOR default 16; ``A`` sets the skew, b=c=0.19 kept, d = 1 - A - 0.38), ``er:N:AVG_DEGREE`` (G(n, m), no self-loops or
 duplicates, AVG_DEGREE stored edges per vertex), ``grid:SIDE`` (4-neighbour grid, road-like),
 ``delaunay:N`` (Delaunay triangulation of N random points, weights = lengths; needs scipy),
 ``ratings:USERS:ITEMS:RATINGS`` (bipartite, users uniform, item popularity skewed, ratings
@@ -37,8 +37,9 @@ from onyx_rapids import datasets, device
 from onyx_rapids.graph import Graph
 
 KINDS = {
-    "rmat": ("rmat:SCALE[:EDGE_FACTOR]", "Graph500 R-MAT, 2**SCALE ids, EDGE_FACTOR (16) edges "
-             "per id; directed and simple for traversal, symmetrized otherwise"),
+    "rmat": ("rmat:SCALE[:EDGE_FACTOR[:A]]", "Graph500 R-MAT, 2**SCALE ids, EDGE_FACTOR (16) "
+             "edges per id, skew A (0.57; b=c=0.19); directed and simple for traversal, "
+             "symmetrized otherwise"),
     "er": ("er:N:AVG_DEGREE", "Erdos-Renyi G(n, m), seeded, simple, AVG_DEGREE stored edges per "
            "vertex"),
     "grid": ("grid:SIDE", "SIDE x SIDE 4-neighbour grid, undirected (road-like)"),
@@ -122,6 +123,14 @@ def parse_spec(text) -> GraphSpec:
     spec = FIELDS[kind]
     if kind == "rmat" and len(values) == 1:
         values.append("16")
+    skew = None
+    if kind == "rmat" and len(values) == 3:
+        try:
+            skew = float(values.pop())
+        except ValueError:
+            raise _bad(text, "A must be a number") from None
+        if not 0.25 <= skew <= 0.62:
+            raise _bad(text, f"A must be in [0.25, 0.62] (b = c = 0.19), got {skew:g}")
     if len(values) != len(spec):
         raise _bad(text, f"expected {KINDS[kind][0]}")
     params = {}
@@ -135,6 +144,8 @@ def parse_spec(text) -> GraphSpec:
             raise _bad(text, f"{name.upper()} must be {'>' if name == 'avg_degree' else '>='} "
                              f"{low}{f' and <= {high}' if high else ''}, got {value!r}")
         params[name] = int(v) if name == "avg_degree" and v == int(v) else v
+    if skew is not None:
+        params["a"] = skew
     if kind == "er" and params["avg_degree"] > params["n"] - 1:
         raise _bad(text, f"AVG_DEGREE {params['avg_degree']} exceeds N - 1 = {params['n'] - 1}")
     if kind == "ratings" and params["ratings"] > params["users"] * params["items"]:
@@ -242,7 +253,7 @@ def edge_frame(spec, *, undirected: bool):
     p, kind = spec.params, spec.kind
     kw = {"weight": "weight", "directed": False}
     if kind == "rmat":
-        df = datasets.rmat(p["scale"], p["edge_factor"], seed=SEED)
+        df = datasets.rmat(p["scale"], p["edge_factor"], seed=SEED, a=p.get("a", 0.57))
         src, dst = df["src"].to_numpy(), df["dst"].to_numpy()
         raw = len(df)
         del df

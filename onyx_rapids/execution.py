@@ -79,6 +79,11 @@ class Execution:
         algorithm's own default (fused where it can be).
     block_size : int or None, default None
         Threads per block, a multiple of 32 in [32, 1024]; None: the kernel's default.
+    width : {1, 2, 4} or None, default None
+        Feature-aware pull kernels: consecutive features per thread (k / width threads per
+        property, as many loads in flight per edge).  None: chosen from k (one feature per
+        thread up to k = 32, then the fewest features per thread that fit a property in a
+        warp).  Push kernels run one feature per thread.
     filter : {"jit", "online", "ballot"}, default "jit"
         SIMD-X's worklist construction for traversals (just-in-time choice, thread bins, or a
         ballot scan).
@@ -105,6 +110,7 @@ class Execution:
     pull_fraction: float = 0.3
     fused: bool | None = None
     block_size: int | None = None
+    width: int | None = None
     filter: str = "jit"
     threshold: int = 64
     placement: str = "device"
@@ -132,6 +138,11 @@ class Execution:
                 raise ValueError(f"block_size must be None or a multiple of 32 in [32, 1024], "
                                  f"got {block!r}")
             set_(self, "block_size", int(block))
+        if self.width is not None:
+            if not _is_int(self.width) or self.width not in (1, 2, 4):
+                raise ValueError(f"width (features per thread) must be None, 1, 2 or 4, got "
+                                 f"{self.width!r}")
+            set_(self, "width", int(self.width))
         if not _is_int(self.threshold) or self.threshold < 1:
             raise ValueError(f"threshold (bin entries per thread) must be a positive integer, "
                              f"got {self.threshold!r}")

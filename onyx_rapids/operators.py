@@ -398,13 +398,14 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
 
 
 def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, feature_aware: bool,
-          block_size, max_blocks, scratch: int) -> _Plan:
+          block_size, max_blocks, scratch: int, width=None) -> _Plan:
     """The kernel spec and launch geometry of a checked call (no launch, no allocation; the
     graph's heavy-vertex chunks are computed once and cached on it)."""
     n, k, direction, args = g.n, checked.k, checked.direction, checked.args
     block = device.block_threads(block_size, 128, simulator_default=64)
+    width = _width(checked, feature_aware, width)
     if feature_aware:
-        group = next_pow2(k)
+        group = next_pow2(k // width)
         if group > MAX_GROUP:
             raise ValueError(f"feature_aware supports k <= {MAX_GROUP}; use feature_aware=False")
         mapping = "warp" if group <= 32 else "block"
@@ -438,7 +439,8 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         # feature-aware load balancing of the pull: a vertex whose in-edges would keep its
         # unit busy for more than HEAVY_ROUNDS rounds is split into chunks over whole blocks
         heavy = HEAVY_ROUNDS * coop
-        chunk = CHUNK_ROUNDS * (block // group)
+        # a chunk's groups end with k atomics each: give them about 4 edges per atomic
+        chunk = max(CHUNK_ROUNDS, 4 * k) * (block // group)
         if _heavy_chunks(g, heavy, chunk) is None:
             heavy = chunk = 0
     spec = codegen.KernelSpec(
@@ -457,6 +459,7 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         dtypes=checked.dtypes,
         heavy=heavy,
         chunk=chunk,
+        width=width,
     )
     if mapping == "warp" and direction == "push":
         threads = -(-n // 32) * 32
@@ -522,6 +525,7 @@ def foldmap(
     block_size: int | None = None,
     max_blocks: int | None = None,
     scratch: int = 0,
+    width: int | None = None,
 ):
     """Run ``steps`` (Edge / Vertex / Normalize / Solve) as one generated kernel; see the module doc.
 
@@ -533,7 +537,9 @@ def foldmap(
     and call it together, so it can share values among them with
     :func:`onyx_rapids.kernels.collective.group_broadcast` (ONYX's collaborative operations);
     it receives 0 when the features are not spread over one warp (one thread per vertex, or
-    groups wider than a warp) and must then compute alone.
+    groups wider than a warp, or several features per thread) and must then compute alone.
+    ``width`` (1, 2, 4; None chooses from k): features per thread of a feature-aware pull
+    (see :mod:`onyx_rapids.kernels.codegen`).
 
     Returns ``active_out``.
     """
@@ -541,9 +547,35 @@ def foldmap(
                            active_in=active_in, active_out=active_out)
     plan = _plan(g, checked, all_active=active_in is None, has_active_out=active_out is not None,
                  feature_aware=feature_aware, block_size=block_size, max_blocks=max_blocks,
-                 scratch=scratch)
+                 scratch=scratch, width=width)
     _launch(g, plan, checked.args, active_in, active_out)
     return active_out
+
+
+WIDTHS = (1, 2, 4)
+
+
+def _width(checked: _Checked, feature_aware: bool, requested) -> int:
+    """Features per thread: ``requested`` where the kernel allows it, else the choice from k
+    (one per thread up to k = 32, then the fewest that fit a property in a warp).  A push,
+    a kernel whose functions take ``lanes`` or ``scratch``, or one with a solve step runs one
+    feature per thread; more need k and every normalize segment to be multiples of it."""
+    k = checked.k
+    if requested is not None and requested not in WIDTHS:
+        raise ValueError(f"width must be None, 1, 2 or 4, got {requested!r}")
+    if not feature_aware or checked.direction != "pull" or any(
+            s.kind == "solve" or {"lanes", "scratch"} & set(s.params) for s in checked.specs):
+        return 1
+    legal = [w for w in WIDTHS if k % w == 0 and all(
+        s.segment % w == 0 for s in checked.specs if s.kind == "normalize")]
+    if requested is not None:
+        if requested not in legal:
+            raise ValueError(f"width={requested}: k={k} and every normalize segment must be "
+                             f"multiples of it; widths possible here: {legal}")
+        return requested
+    if k <= 32:
+        return 1
+    return next((w for w in legal if next_pow2(k // w) <= 32), legal[-1])
 
 
 COOP_MAX = 8  # pull, warp mapping: at most this many groups share one vertex's in-edges
@@ -595,6 +627,7 @@ def edgemap(
     direction: str = "push",
     feature_aware: bool = True,
     block_size: int | None = None,
+    width: int | None = None,
 ):
     """``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))`` over edges with active sources.
 
@@ -615,6 +648,7 @@ def edgemap(
         direction=direction,
         feature_aware=feature_aware,
         block_size=block_size,
+        width=width,
     )
 
 
@@ -628,6 +662,7 @@ def vertexmap(
     active_out=None,
     feature_aware: bool = True,
     block_size: int | None = None,
+    width: int | None = None,
 ):
     """Run one vertex function, or a list of Vertex/Normalize/Solve steps, on the active
     vertices."""
@@ -643,6 +678,7 @@ def vertexmap(
         direction="pull",
         feature_aware=feature_aware,
         block_size=block_size,
+        width=width,
     )
 
 

@@ -23,6 +23,7 @@ from onyx_rapids import device  # noqa: E402
 @pytest.mark.parametrize("text, kind, params", [
     ("rmat:10", "rmat", {"scale": 10, "edge_factor": 16}),
     ("RMAT:3:2", "rmat", {"scale": 3, "edge_factor": 2}),
+    ("rmat:3:2:0.45", "rmat", {"scale": 3, "edge_factor": 2, "a": 0.45}),
     ("er:100:2.5", "er", {"n": 100, "avg_degree": 2.5}),
     ("grid:4", "grid", {"side": 4}),
     ("delaunay:10", "delaunay", {"n": 10}),
@@ -37,7 +38,7 @@ def test_good_specs_parse(text, kind, params):
     ("", "empty"), ("foo:3", "unknown kind 'foo'"), ("rmat", "expected rmat:SCALE"),
     ("rmat:x", "SCALE must be a number"), ("rmat:40", "SCALE must be >= 1 and <= 31"),
     ("er:10:20", "exceeds N - 1"), ("ratings:2:2:5", "exceeds USERS x ITEMS"),
-    ("grid:1", "SIDE must be >= 2"), ("parquet:/no/such.parquet", "no such Parquet"),
+    ("grid:1", "SIDE must be >= 2"), ("rmat:3:2:0.7", "A must be in [0.25, 0.62]"), ("parquet:/no/such.parquet", "no such Parquet"),
 ])
 def test_bad_specs_name_the_spec_and_the_problem(text, what):
     with pytest.raises(ValueError) as e:

@@ -18,7 +18,7 @@ if str(ROOT) not in sys.path:
 from _fakes import fake_cugraph_module  # noqa: E402
 
 import onyx_rapids  # noqa: E402
-from benchmarks import harness  # noqa: E402
+from benchmarks import catalog, harness  # noqa: E402
 from benchmarks.peers import cusparse  # noqa: E402
 
 COLUMNS = {"suite", "graph", "algorithm", "case", "variant", "implementation", "role", "label",
@@ -179,6 +179,19 @@ def test_profile_splits_a_call_into_kernels(tmp_path):
     assert status == 0, report["failures"]
     params = json.loads(df["params"].iloc[0])
     assert params["kernels"] and params["kernel_ms"] <= params["profiled_call_ms"]
+
+
+def test_profile_takes_option_settings_as_variants(tmp_path):
+    status, df, report = run(tmp_path, "profile", "rmat:3:2", algorithms=["ppr"], ks=[4],
+                             variants=["width=2"])
+    assert status == 0, report["failures"]
+    assert set(df.index.get_level_values("variant")) == {"default", "width=2"}
+    rows = df.xs("width=2", level="variant")
+    assert (rows["check"] == "ok").all()
+    kernels = json.loads(rows["params"].iloc[0])["kernels"]
+    assert kernels and all("width=2" in k["kernel"] for k in kernels)
+    assert catalog.parse_options("width=4/fold=false/direction=pull") == dict(
+        width=4, fold=False, direction="pull")
 
 
 def test_construction_and_first_calls(tmp_path):

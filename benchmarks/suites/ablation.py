@@ -69,9 +69,13 @@ def _agree(entry, mine, ref, against):
 
 
 def _variants(run, entry):
+    """The registry's variants named in ``--variants``, and option settings given there as
+    ``name=value[/name=value]`` (e.g. ``width=4``) that the algorithm supports."""
     chosen = entry.variants()
     if run.variants:
-        chosen = [v for v in chosen if catalog.variant_name(v).lower() in run.variants]
+        named = [v for v in chosen if catalog.variant_name(v).lower() in run.variants]
+        settings = [catalog.parse_options(v) for v in run.variants if "=" in v]
+        chosen = named + [o for o in settings if set(o) <= set(entry.options)]
     return chosen
 
 
@@ -181,8 +185,8 @@ def measure(run, spec, g, stats) -> None:
 
 def _describe(spec) -> str:
     steps = "+".join(s.kind[0].upper() for s in getattr(spec, "steps", ()))
-    fields = [f"{a}={getattr(spec, a)}" for a in ("direction", "mapping", "k", "group", "coop")
-              if hasattr(spec, a)]
+    fields = [f"{a}={getattr(spec, a)}" for a in ("direction", "mapping", "k", "group", "coop",
+                                                  "width") if hasattr(spec, a)]
     return " ".join(fields + ([f"steps={steps}"] if steps else [])) or str(spec)
 
 

@@ -95,7 +95,8 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
             steps[-1] = ops.Vertex(commit_flagged)
     else:
         delta = active = None
-    opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size)
+    opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
+                width=execution.width)
     if before is not None:
         before(x)
     if push_fold:  # the folded push kernel reads a complete aggregate: prime it

@@ -33,7 +33,8 @@ def teleport_mix(f, v, acc, h, h_next, x, inv_sqrt_degree, alpha):
 @algorithm("feature_propagation", summary="APPNP feature propagation, fixed iterations",
            inputs=(Input("features", "vertex_values", help="X, n x k"),),
            columns=("vertex", "h_{i}"),
-           options=dict(feature_aware=None, fold=None, direction=None, block_size=None),
+           options=dict(feature_aware=None, fold=None, direction=None, block_size=None,
+                        width=None),
            defaults=dict(fold=True), refuse=(PULL_FOLD,))
 def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
                         return_info=False):
@@ -74,7 +75,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     args = dict(x=x, alpha=float(alpha), acc=props.vertex_property(g, k),
                 h_next=props.vertex_property(g, k),
                 inv_sqrt_degree=props.column(1.0 / device.xp.sqrt(degree)))
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width)
     h = props.copy(x)
     info = RunInfo(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):

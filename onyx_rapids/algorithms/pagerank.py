@@ -57,11 +57,13 @@ def update(f, v, acc, x_next, alpha, dangling, sources, uniform, personalization
 
 
 _OPTIONS = dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                pull_fraction=None, fused=None, block_size=None)
+                pull_fraction=None, fused=None, block_size=None, width=None)
 _REFUSE = (Refuse(dict(fused=True, change_driven=True),
                   "the fused kernel runs bulk iterations"),
            Refuse(dict(fused=True, fold=False), "the fused kernel is one folded kernel"),
-           Refuse(dict(fused=True, direction="push"), "the fused kernel pulls"))
+           Refuse(dict(fused=True, direction="push"), "the fused kernel pulls"),
+           Refuse(dict(fused=True, width=2), "the fused kernel runs one feature"),
+           Refuse(dict(fused=True, width=4), "the fused kernel runs one feature"))
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",

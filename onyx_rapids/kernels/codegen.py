@@ -27,6 +27,13 @@ Three thread mappings share each shape:
   through shared memory;
 * ``nfa``: not feature-aware: one thread per vertex looping over the ``k`` features.
 
+Pull kernels of the group mappings may give each thread ``width`` (1, 2 or 4) consecutive
+features: the group then has ``T = next_pow2(k / width)`` threads, a thread calls the user
+functions once per feature it owns (``fw0 = f * width``, ``fw1``, ...; ``f`` is then the
+thread's slot in its group), keeps that many aggregates in registers and loads that many
+values per edge, and the collaborative operations combine a thread's own features before the
+lanes' (segments hold whole slots).  ``width=1`` generates exactly the one-feature code.
+
 The source is built as text, ``exec``'d into a namespace holding only the user functions, the
 collaborative device functions and constants, and compiled with ``numba.cuda.jit``.  Set
 ``ONYX_RAPIDS_DUMP_KERNELS=DIR`` to write every generated source to ``DIR``.
@@ -79,6 +86,7 @@ class KernelSpec:
     heavy: int = 0  # pull: in-degree from which a vertex's edges are left to the chunk kernel
     chunk: int = 0  # edges per chunk of a heavy vertex
     chunk_kernel: bool = False  # this is the chunk kernel of the heavy vertices (see below)
+    width: int = 1  # pull, group mappings: consecutive features per thread (k % width == 0)
 
 
 class _Writer:
@@ -147,12 +155,32 @@ class _Generator:
             "spd_solve_row": collective.spd_solve_row,
         }
         self.dtypes = dict(spec.dtypes)
+        self.W = spec.width
+        self.K = spec.k // spec.width  # feature slots of a property (k when width is 1)
+        if spec.k % self.W or (self.W > 1 and (spec.mapping == "nfa" or spec.direction != "pull"
+                                               or any(s.kind == "solve" for s in spec.steps))):
+            raise ValueError(f"width={self.W} needs a feature-aware pull without solve steps "
+                             f"and k a multiple of it (k={spec.k})")
         self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
         self.vertex_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind != "edge"]
         for i, s in self.edge_steps:
             self.ns[f"ident{i}"] = _identity(s.reduce, np.dtype(self.dtypes[s.into]))
 
     # -- helpers -------------------------------------------------------------------------
+
+    def feats(self) -> list:
+        """The features this thread owns, as expressions: ``f``, or ``fw0``.. with width."""
+        return ["f"] if self.W == 1 else [f"fw{j}" for j in range(self.W)]
+
+    def acc(self, i: int, j: int) -> str:
+        return f"acc{i}" if self.W == 1 else f"acc{i}_{j}"
+
+    def feature_vars(self):
+        """Define ``fw0``.. (the features of slot ``f``) when a thread owns several."""
+        if self.W > 1:
+            self.w(f"fw0 = f * {self.W}")
+            for j in range(1, self.W):
+                self.w(f"fw{j} = fw0 + {j}")
 
     def active(self, var: str) -> str:
         return "True" if self.spec.all_active else f"is_active(active_in, {var}) == 1"
@@ -182,6 +210,9 @@ class _Generator:
     def lanes_code(self):
         """``lanes``, given to user functions that ask for it: the warp lanes holding features
         0..k-1 of the thread's property, which call every user function together."""
+        if self.W > 1:  # user functions taking lanes run one feature per thread
+            self.w("lanes = uint32(0)")
+            return
         k = self.spec.k
         self.w(f"lanes = uint32({(1 << k) - 1} << (lane - f))")
 
@@ -205,8 +236,12 @@ class _Generator:
                     w("go = r")
                 else:
                     w("r = False")
-                    w(f"if go and f < {spec.k}:")
-                    w(f"    r = {_call(i, s, 'f, v')}")
+                    w(f"if go and f < {self.K}:")
+                    if self.W == 1:
+                        w(f"    r = {_call(i, s, 'f, v')}")
+                    for fj in self.feats() if self.W > 1 else ():
+                        w(f"    if {_call(i, s, fj + ', v')}:")
+                        w("        r = True")
                     if spec.mapping == "warp":
                         w("go = group_any(r, gmask)")
                         w("cuda.syncwarp()")
@@ -233,13 +268,25 @@ class _Generator:
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
                     w.dedent()
                     w.dedent()
-                else:
+                elif self.W == 1:
                     w(f"x = {zero}")
                     w(f"if {valid} and f < {spec.k}:")
                     w(f"    x = {src}[v, f]")
                     w(f"total = {self.segment_call('sum', 'x', seg)}")
                     w(f"if go and f < {spec.k}:")
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
+                    w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
+                else:  # the thread's own features first, then the segment's slots
+                    xs = [f"xw{j}" for j in range(self.W)]
+                    w(f"{' = '.join(xs)} = {zero}")
+                    w(f"if {valid} and f < {self.K}:")
+                    for x, fj in zip(xs, self.feats()):
+                        w(f"    {x} = {src}[v, {fj}]")
+                    w(f"x = {' + '.join(xs)}")
+                    w(f"total = {self.segment_call('sum', 'x', seg // self.W)}")
+                    w(f"if go and f < {self.K}:")
+                    for x, fj in zip(xs, self.feats()):
+                        w(f"    {dst}[v, {fj}] = {x} / total if total != 0 else {x}")
                     w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
 
     def solve_code(self, s, valid: str):
@@ -267,7 +314,7 @@ class _Generator:
         spec = self.spec
         if spec.mapping == "warp":
             return f"group_segment_{op}({value}, f, {seg}, {spec.group}, gmask)"
-        return f"block_segment_{op}({value}, f, {seg}, {spec.k}, gstart, norm_buf)"
+        return f"block_segment_{op}({value}, f, {seg}, {self.K}, gstart, norm_buf)"
 
     def log_normalize_code(self, s, valid: str):
         """into = softmax of the log values in source, per segment (max-shifted: no overflow)."""
@@ -290,6 +337,9 @@ class _Generator:
             w.dedent()
             w.dedent()
             return
+        if self.W > 1:
+            self.wide_log_normalize_code(s, valid)
+            return
         w("x = -math.inf")
         w(f"live = {valid} and f < {spec.k}")
         w("if live:")
@@ -300,6 +350,26 @@ class _Generator:
         w("if go and live:")
         w(f"    {dst}[v, f] = x / total")
         w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
+
+    def wide_log_normalize_code(self, s, valid: str):
+        """:meth:`log_normalize_code` with several features per thread."""
+        w, src, dst, seg = self.w, s.source, s.into, s.segment // self.W
+        xs = [f"xw{j}" for j in range(self.W)]
+        w(f"{' = '.join(xs)} = -math.inf")
+        w(f"live = {valid} and f < {self.K}")
+        w("if live:")
+        for x, fj in zip(xs, self.feats()):
+            w(f"    {x} = {src}[v, {fj}]")
+        w(f"x = max({', '.join(xs)})")
+        w(f"top = {self.segment_call('max', 'x', seg)}")
+        for x in xs:
+            w(f"{x} = math.exp({x} - top) if live else 0.0")
+        w(f"x = {' + '.join(xs)}")
+        w(f"total = {self.segment_call('sum', 'x', seg)}")
+        w("if go and live:")
+        for x, fj in zip(xs, self.feats()):
+            w(f"    {dst}[v, {fj}] = {x} / total")
+        w("cuda.syncwarp()" if self.spec.mapping == "warp" else "cuda.syncthreads()")
 
     # -- pull: edge steps reduced in registers -------------------------------------------
 
@@ -316,9 +386,10 @@ class _Generator:
                 w(f"for f in range({spec.k}):")
                 w(f"    acc{i}[f] = ident{i}")
             else:
-                w(f"acc{i} = ident{i}")
+                for j in range(self.W):
+                    w(f"{self.acc(i, j)} = ident{i}")
         coop = spec.coop
-        w(f"if {valid}:" if nfa else f"if {valid} and f < {spec.k}:")
+        w(f"if {valid}:" if nfa else f"if {valid} and f < {self.K}:")
         w.indent()
         w("end = offsets[v + 1]")
         if spec.heavy:  # the chunk kernel has already reduced a heavy vertex's in-edges
@@ -337,9 +408,13 @@ class _Generator:
             w(f"for f in range({spec.k}):")
             w.indent()
         for i, s in self.edge_steps:
-            a = f"acc{i}[f]" if nfa else f"acc{i}"
-            w(f"val = {_call(i, s, 'f, u, v, e')}")
-            _combine(w, s.reduce, a, "val")
+            if nfa:
+                w(f"val = {_call(i, s, 'f, u, v, e')}")
+                _combine(w, s.reduce, f"acc{i}[f]", "val")
+                continue
+            for j, fj in enumerate(self.feats()):
+                w(f"val = {_call(i, s, fj + ', u, v, e')}")
+                _combine(w, s.reduce, self.acc(i, j), "val")
         if nfa:
             w.dedent()
         w("ret = True")
@@ -353,8 +428,9 @@ class _Generator:
             w("hit = 1 if ret else 0")
             while d < spec.group * coop:
                 for i, s in self.edge_steps:
-                    w(f"other = cuda.shfl_xor_sync(umask, acc{i}, {d})")
-                    _combine(w, s.reduce, f"acc{i}", "other")
+                    for j in range(self.W):
+                        w(f"other = cuda.shfl_xor_sync(umask, {self.acc(i, j)}, {d})")
+                        _combine(w, s.reduce, self.acc(i, j), "other")
                 w(f"hit |= cuda.shfl_xor_sync(umask, hit, {d})")
                 d *= 2
             w("ret = hit != 0")
@@ -363,21 +439,23 @@ class _Generator:
         any_minmax = any(s.reduce != "sum" for _, s in self.edge_steps)
         if any_minmax:
             w("improved = False")
-        w(f"if {valid}{lead}:" if nfa else f"if {valid} and f < {spec.k}{lead}:")
+        w(f"if {valid}{lead}:" if nfa else f"if {valid} and f < {self.K}{lead}:")
         w.indent()
         if nfa:
             w(f"for f in range({spec.k}):")
             w.indent()
         for i, s in self.edge_steps:
-            a = f"acc{i}[f]" if nfa else f"acc{i}"
-            if s.reduce == "sum":
-                w("if ret:")
-                w(f"    {s.into}[v, f] += {a}")
-            else:
-                cmp = "<" if s.reduce == "min" else ">"
-                w(f"if {a} {cmp} {s.into}[v, f]:")
-                w(f"    {s.into}[v, f] = {a}")
-                w("    improved = True")
+            stores = [(f"acc{i}[f]", "f")] if nfa else [
+                (self.acc(i, j), fj) for j, fj in enumerate(self.feats())]
+            for a, fj in stores:
+                if s.reduce == "sum":
+                    w("if ret:")
+                    w(f"    {s.into}[v, {fj}] += {a}")
+                else:
+                    cmp = "<" if s.reduce == "min" else ">"
+                    w(f"if {a} {cmp} {s.into}[v, {fj}]:")
+                    w(f"    {s.into}[v, {fj}] = {a}")
+                    w("    improved = True")
         if nfa:
             w.dedent()
         w.dedent()
@@ -419,6 +497,7 @@ class _Generator:
             w(f"{name} = {twin}")
         w(f"g = cuda.threadIdx.x // {T}")
         w(f"f = cuda.threadIdx.x % {T}")
+        self.feature_vars()
         w("c = cuda.blockIdx.x")
         w("while c < chunk_vertex.shape[0]:")
         w.indent()
@@ -426,9 +505,10 @@ class _Generator:
         w("start = chunk_start[c]")
         w(f"end = min(start + {spec.chunk}, offsets[v + 1])")
         for i, _ in self.edge_steps:
-            w(f"acc{i} = ident{i}")
+            for j in range(self.W):
+                w(f"{self.acc(i, j)} = ident{i}")
         w("hit = False")
-        w(f"if f < {spec.k}:")
+        w(f"if f < {self.K}:")
         w.indent()
         w(f"for p in range(start + g, end, {G}):")
         w.indent()
@@ -437,8 +517,9 @@ class _Generator:
         w.indent()
         w("e = edge_ids[p]")
         for i, s in self.edge_steps:
-            w(f"val = {_call(i, s, 'f, u, v, e')}")
-            _combine(w, s.reduce, f"acc{i}", "val")
+            for j, fj in enumerate(self.feats()):
+                w(f"val = {_call(i, s, fj + ', u, v, e')}")
+                _combine(w, s.reduce, self.acc(i, j), "val")
         w("hit = True")
         w.dedent()
         w.dedent()
@@ -446,14 +527,16 @@ class _Generator:
         w("if hit:")
         w.indent()
         for i, s in self.edge_steps:
-            if s.reduce == "sum":
-                w(f"cuda.atomic.add({s.into}, (v, f), acc{i})")
-                w("go = True")
-            else:
-                cmp = "<" if s.reduce == "min" else ">"
-                w(f"old = cuda.atomic.{s.reduce}({s.into}, (v, f), acc{i})")
-                w(f"if acc{i} {cmp} old:")
-                w("    go = True")
+            for j, fj in enumerate(self.feats()):
+                a = self.acc(i, j)
+                if s.reduce == "sum":
+                    w(f"cuda.atomic.add({s.into}, (v, {fj}), {a})")
+                    w("go = True")
+                else:
+                    cmp = "<" if s.reduce == "min" else ">"
+                    w(f"old = cuda.atomic.{s.reduce}({s.into}, (v, {fj}), {a})")
+                    w(f"if {a} {cmp} old:")
+                    w("    go = True")
         w.dedent()
         if spec.has_active_out and not self.vertex_steps:
             w("if go:")
@@ -506,6 +589,7 @@ class _Generator:
             units = 32 // W
             w("lane = cuda.laneid")
             w(f"f = lane & {T - 1}")
+            self.feature_vars()
             self.lanes_code()
             w(f"gmask = lane_group_mask(lane, {T})")
             if spec.coop > 1:
@@ -552,6 +636,7 @@ class _Generator:
             self.ns["float64"] = np.float64
         w(f"g = cuda.threadIdx.x // {T}")
         w(f"f = cuda.threadIdx.x - g * {T}")
+        self.feature_vars()
         w(f"gstart = g * {T}")
         w(f"vb = cuda.blockIdx.x * {gpb}")
 
