@@ -81,9 +81,8 @@ class Execution:
         Threads per block, a multiple of 32 in [32, 1024]; None: the kernel's default.
     width : {1, 2, 4} or None, default None
         Feature-aware pull kernels: consecutive features per thread (k / width threads per
-        property, as many loads in flight per edge).  None: chosen from k (one feature per
-        thread up to k = 32, then the fewest features per thread that fit a property in a
-        warp).  Push kernels run one feature per thread.
+        property, as many loads in flight per edge).  None: chosen from k (the widest that
+        divides k from k = 32 on, else one).  Push kernels run one feature per thread.
     filter : {"jit", "online", "ballot"}, default "jit"
         SIMD-X's worklist construction for traversals (just-in-time choice, thread bins, or a
         ballot scan).

@@ -557,7 +557,7 @@ WIDTHS = (1, 2, 4)
 
 def _width(checked: _Checked, feature_aware: bool, requested) -> int:
     """Features per thread: ``requested`` where the kernel allows it, else the choice from k
-    (one per thread up to k = 32, then the fewest that fit a property in a warp).  A push,
+    (the most that divide k and the segments from k = 32 on, else one).  A push,
     a kernel whose functions take ``lanes`` or ``scratch``, or one with a solve step runs one
     feature per thread; more need k and every normalize segment to be multiples of it."""
     k = checked.k
@@ -573,9 +573,9 @@ def _width(checked: _Checked, feature_aware: bool, requested) -> int:
             raise ValueError(f"width={requested}: k={k} and every normalize segment must be "
                              f"multiples of it; widths possible here: {legal}")
         return requested
-    if k <= 32:
-        return 1
-    return next((w for w in legal if next_pow2(k // w) <= 32), legal[-1])
+    # measured on rmat scale 22 (H100, benchmarks/NOTES.md): at k = 32 and 128 four features
+    # a thread beat one and two (1.3-1.5x on the edge kernels); below k = 32 not yet measured
+    return legal[-1] if k >= 32 else 1
 
 
 COOP_MAX = 8  # pull, warp mapping: at most this many groups share one vertex's in-edges

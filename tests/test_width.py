@@ -93,9 +93,10 @@ def test_chooser_rule():
         k=k, direction="pull", args={}, functions=(),
         specs=(ops.codegen.StepSpec("normalize", segment=segment),) if segment else (),
         dtypes=(), has_edges=True)
-    assert [ops._width(checked(k), True, None) for k in (1, 32, 64, 96, 128, 256)] == \
-        [1, 1, 2, 4, 4, 4]
+    assert [ops._width(checked(k), True, None) for k in (1, 16, 32, 64, 96, 128, 256)] == \
+        [1, 1, 4, 4, 4, 4, 4]
     assert ops._width(checked(96, segment=6), True, None) == 2  # 4 splits a segment
+    assert ops._width(checked(34), True, None) == 2
     assert ops._width(checked(128), False, None) == 1
     with pytest.raises(ValueError, match=r"width=4: k=6 .* possible here: \[1, 2\]"):
         ops._width(checked(6), True, 4)

@@ -187,6 +187,8 @@ def _describe(spec) -> str:
     steps = "+".join(s.kind[0].upper() for s in getattr(spec, "steps", ()))
     fields = [f"{a}={getattr(spec, a)}" for a in ("direction", "mapping", "k", "group", "coop",
                                                   "width") if hasattr(spec, a)]
+    if getattr(spec, "chunk_kernel", False):  # the heavy vertices' chunks of a pull
+        fields.append("heavy-chunks")
     return " ".join(fields + ([f"steps={steps}"] if steps else [])) or str(spec)
 
 
