@@ -2,12 +2,13 @@
 one-feature result, the chooser's rule, and the widths a kernel cannot take are refused."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import oracles_learning
 from graphs import build, csr_edges
 from onyx_rapids import Execution, device, operators as ops
-from onyx_rapids import feature_propagation, label_propagation, personalized_pagerank
+from onyx_rapids import bfs, feature_propagation, label_propagation, personalized_pagerank
 from test_operators import _setup, scaled
 
 rng = np.random.default_rng(5)
@@ -81,7 +82,6 @@ def test_algorithms_agree_across_widths_and_with_the_oracle():
     four = feature_propagation(g, X, iterations=3, width=4)
     np.testing.assert_allclose(four.to_numpy()[:, 1:], one.to_numpy()[:, 1:], atol=1e-6)
     labels = {"vertex": device.to_host(g.vertices)[[0, 5]], "label": [0, 3]}
-    import pandas as pd
     lp1 = label_propagation(g, pd.DataFrame(labels), 4, width=1)
     lp2 = label_propagation(g, pd.DataFrame(labels), 4, width=2)
     np.testing.assert_allclose(lp2.to_numpy()[:, 1:5].astype(float),
@@ -111,5 +111,4 @@ def test_bad_widths_are_refused():
     with pytest.raises(ValueError, match="fused=True with width=2"):
         personalized_pagerank(g, device.to_host(g.vertices)[:1], fused=True, width=2)
     with pytest.raises(ValueError, match="does not support .*width"):
-        from onyx_rapids import bfs
         bfs(g, source=int(device.to_host(g.vertices)[0]), width=2)

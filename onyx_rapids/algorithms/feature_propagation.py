@@ -52,7 +52,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     iterations : int, default 10
     execution : Execution, optional
         Or keywords ``feature_aware``, ``fold`` (default True), ``direction``,
-        ``block_size``.
+        ``block_size``, ``width``.
 
     Examples
     --------

@@ -97,7 +97,7 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         has any), names pick columns, False ignores them (every weight 1).
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
-        ``direction``, ``pull_fraction``, ``block_size``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``.
     return_info : bool
 
     Examples

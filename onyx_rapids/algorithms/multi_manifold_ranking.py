@@ -55,7 +55,7 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
         graph's weight columns (``weight=[...]`` at construction).
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
-        ``direction``, ``pull_fraction``, ``block_size``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``.
 
     Examples
     --------

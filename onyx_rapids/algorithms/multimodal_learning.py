@@ -55,7 +55,7 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
         m x J non-negative modality weights in CSR order; default: the graph's weight columns.
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
-        ``direction``, ``pull_fraction``, ``block_size``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``.
 
     Examples
     --------

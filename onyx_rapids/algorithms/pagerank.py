@@ -94,7 +94,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         Or its options as keywords: ``feature_aware``, ``change_driven``, ``fold``
         (default: folded when bulk), ``direction`` ("auto": bulk pulls; change-driven chooses
         per iteration against ``pull_fraction``), ``fused`` (default: the fused kernel when
-        the run is bulk and pulls), ``block_size``.
+        the run is bulk and pulls), ``block_size``, ``width`` (unfused runs).
     return_info : bool
         Also return the :class:`RunInfo` (iterations, converged, directions, options).
 
@@ -250,11 +250,11 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
 def _fused_shares(g, weights):
     """``1 / outw`` (0 on dangling vertices) as an (n,) float32 array, and the weights in CSC
     order (a placeholder when unweighted), for the fused kernel."""
-    inv_out = props.inverse_or_zero(props.out_weight_sums(g, weights))[:, 0]
+    inv_out = device.xp.ascontiguousarray(
+        props.inverse_or_zero(props.out_weight_sums(g, weights))[:, 0])
     if weights is None:
-        return device.xp.ascontiguousarray(inv_out), device.zeros(1, np.float32)
-    return (device.xp.ascontiguousarray(inv_out),
-            device.xp.ascontiguousarray(weights[g.in_edge_ids]).astype(np.float32))
+        return inv_out, device.zeros(1, np.float32)
+    return inv_out, device.xp.ascontiguousarray(weights[g.in_edge_ids]).astype(np.float32)
 
 
 def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, execution):
