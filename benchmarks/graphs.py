@@ -43,6 +43,8 @@ KINDS = {
     "er": ("er:N:AVG_DEGREE", "Erdos-Renyi G(n, m), seeded, simple, AVG_DEGREE stored edges per "
            "vertex"),
     "grid": ("grid:SIDE", "SIDE x SIDE 4-neighbour grid, undirected (road-like)"),
+    "road": ("road:SIDE:DROP", "the grid with a random fraction DROP of its edges deleted "
+             "(seeded; dead ends and detours as on a road network), undirected"),
     "delaunay": ("delaunay:N", "Delaunay triangulation of N random points, undirected, weights "
                  "= lengths (needs scipy)"),
     "ratings": ("ratings:USERS:ITEMS:RATINGS", "bipartite ratings graph (skewed item "
@@ -51,7 +53,8 @@ KINDS = {
                 "src, dst; optional weight column)"),
 }
 FIELDS = {"rmat": (("scale", 1, 31), ("edge_factor", 1, None)), "er": (("n", 2, None),
-          ("avg_degree", 0, None)), "grid": (("side", 2, 46340),), "delaunay": (("n", 3, None),),
+          ("avg_degree", 0, None)), "grid": (("side", 2, 46340),),
+          "road": (("side", 2, 46340), ("drop", 0, None)), "delaunay": (("n", 3, None),),
           "ratings": (("users", 1, None), ("items", 1, None), ("ratings", 1, None))}
 SEED = 0
 WEIGHT_LOW = 0.1
@@ -136,13 +139,14 @@ def parse_spec(text) -> GraphSpec:
     params = {}
     for (name, low, high), value in zip(spec, values):
         try:
-            v = float(value) if name == "avg_degree" else int(value.strip())
+            v = float(value) if name in ("avg_degree", "drop") else int(value.strip())
         except ValueError:
             raise _bad(text, f"{name.upper()} must be a number, got {value!r}") from None
         if not (v > low if name == "avg_degree" else v >= low) or (high and v > high) \
-                or not math.isfinite(v):
+                or not math.isfinite(v) or (name == "drop" and v >= 1):
+            bound = " and < 1" if name == "drop" else f" and <= {high}" if high else ""
             raise _bad(text, f"{name.upper()} must be {'>' if name == 'avg_degree' else '>='} "
-                             f"{low}{f' and <= {high}' if high else ''}, got {value!r}")
+                             f"{low}{bound}, got {value!r}")
         params[name] = int(v) if name == "avg_degree" and v == int(v) else v
     if skew is not None:
         params["a"] = skew
@@ -278,13 +282,18 @@ def edge_frame(spec, *, undirected: bool):
         if undirected:
             kw.update(weight=None, vertices=np.arange(n, dtype=np.int64))
         facts = {"generator": "Erdos-Renyi G(n, m), simple"}
-    elif kind == "grid":
+    elif kind in ("grid", "road"):
         side = p["side"]
         df = datasets.grid_2d(side, side, weighted=not undirected, seed=SEED)
         cols = {c: df[c].to_numpy() for c in df.columns}
         if undirected:
             kw.update(weight=None, vertices=np.arange(side * side, dtype=np.int64))
         facts = {"generator": "grid_2d, 4-neighbour", "diameter_hops": 2 * (side - 1)}
+        if kind == "road":
+            keep = np.random.default_rng(SEED + 1).random(len(df)) >= p["drop"]
+            cols = {c: v[keep] for c, v in cols.items()}
+            kw["vertices"] = np.arange(side * side, dtype=np.int64)
+            facts = {"generator": f"grid_2d, 4-neighbour, {p['drop']:g} of the edges deleted"}
     elif kind == "delaunay":
         src, dst, length = delaunay_edges(p["n"])
         cols = {"src": src, "dst": dst}

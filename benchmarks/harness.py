@@ -72,9 +72,9 @@ SUITES = {s.name: s for s in (
           "rmat:16:16,rmat:18:16,rmat:20:16,rmat:22:16", "rmat:3:2,rmat:4:2", 3,
           unit="ms/iteration", peers=("cusparse", "torch"), ks=(1, 4, 32, 128),
           quick_ks=(1, 2)),
-    Suite("convergence", "change-driven vs bulk to convergence (tol 1e-6, max_iter 100): "
-          "iterations and time, results agree", spmm.measure_convergence,
-          spmm.convergence_algorithms, R, "rmat:4:4", 3, alternative="bulk",
+    Suite("convergence", "change_driven='auto' vs bulk and change-driven to convergence (tol "
+          "1e-6, max_iter 100): iterations and time, results agree", spmm.measure_convergence,
+          spmm.convergence_algorithms, R, "rmat:4:4", 3, alternative="bulk or change-driven",
           ks=(1, 32, 128), quick_ks=(2,)),
     Suite("ablation", "our variants of each algorithm (the registry's FA/NFA x CD/NCD x fold "
           "x direction matrix; filter x fused for traversals) against its defaults",

@@ -858,7 +858,8 @@ def _option_help(name: str, default) -> str:
     users = [s.name for s in registry.ALGORITHMS.values() if name in s.options]
     doc = {
         "feature_aware": "one thread per (vertex, feature) lane",
-        "change_driven": "only vertices whose value moved push their change",
+        "change_driven": "only vertices whose value moved push their change ('auto': "
+                         "bulk while many move, change-driven below --pull-fraction)",
         "fold": "fold an iteration's edge and vertex steps into one kernel",
         "direction": "push along out-edges, pull along in-edges, or choose per iteration",
         "pull_fraction": "the push/pull switch point of --direction auto",
@@ -884,7 +885,12 @@ def _add_execution_flags(group) -> None:
         flag = _flag(f.name)
         annotation = str(f.type)
         choices = getattr(execution, f.name.upper() + "S", None)
-        if annotation.startswith("bool"):
+        if annotation == "bool | str":  # True / False or "auto": --X, --no-X, --X auto
+            group.add_argument(flag, dest=f.name, nargs="?", const=True, choices=("auto",),
+                               default=None, help=_option_help(f.name, f.default))
+            group.add_argument("--no-" + flag[2:], dest=f.name, action="store_const",
+                               const=False, help=f"{flag} off")
+        elif annotation.startswith("bool"):
             group.add_argument(flag, dest=f.name, action=argparse.BooleanOptionalAction,
                                default=None, help=_option_help(f.name, f.default))
         elif isinstance(choices, tuple):

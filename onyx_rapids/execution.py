@@ -62,9 +62,11 @@ class Execution:
     feature_aware : bool, default True
         ONYX's k threads per property (one lane per feature); False runs one thread per vertex
         over all its features.
-    change_driven : bool, default False
+    change_driven : bool or "auto", default False
         ONYX's change-driven iterations: only vertices whose value moved push their change;
-        False recomputes every vertex each iteration (bulk).
+        False recomputes every vertex each iteration (bulk); "auto" chooses each iteration by
+        the push-pull rule: bulk while the vertices that moved own more than
+        ``pull_fraction`` of the out-edges, change-driven below (``info.modes`` records it).
     fold : bool or None, default None
         Fold an iteration's edge and vertex steps into one generated kernel.  None: the
         algorithm's own default.
@@ -103,7 +105,7 @@ class Execution:
     """
 
     feature_aware: bool = True
-    change_driven: bool = False
+    change_driven: bool | str = False
     fold: bool | None = None
     direction: str | None = None
     pull_fraction: float = 0.3
@@ -119,7 +121,12 @@ class Execution:
     def __post_init__(self):
         set_ = object.__setattr__
         set_(self, "feature_aware", _bool("feature_aware", self.feature_aware))
-        set_(self, "change_driven", _bool("change_driven", self.change_driven))
+        if self.change_driven != "auto":
+            try:
+                set_(self, "change_driven", _bool("change_driven", self.change_driven))
+            except ValueError:
+                raise ValueError(f"change_driven must be True, False or 'auto', got "
+                                 f"{self.change_driven!r}") from None
         set_(self, "fold", _bool("fold", self.fold, optional=True))
         set_(self, "fused", _bool("fused", self.fused, optional=True))
         _choice("direction", self.direction, DIRECTIONS, optional=True)

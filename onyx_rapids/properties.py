@@ -75,6 +75,30 @@ def l1_change_and_dot(a, b, weights, dot_out) -> float:
     return float(sums[0].max())
 
 
+def moved_rows(a, b, threshold: float):
+    """n booleans: True where some feature of row v moved, ``|a[v, f] - b[v, f]| >
+    threshold`` (``a``, ``b`` n x k), from one pass (:mod:`onyx_rapids.kernels.columns`)."""
+    n, k = a.shape
+    mask = device.zeros(n, np.uint8)
+    if n:
+        block = device.block_threads(None, 256, 32)
+        grid = 1 if device.is_simulator() else device.multiprocessor_count() * (2048 // block)
+        call = (a.reshape(-1), b.reshape(-1), np.float64(threshold), np.int64(k), mask)
+        columns.moved_rows[grid, block](*device.kernel_args(call))
+    return mask.astype(np.bool_)
+
+
+def commit_rows(new, old, movers, pushed, delta):
+    """Change-driven state after a bulk step from ``old`` to ``new`` (n x k): the ``movers``
+    (n booleans) pushed ``new``, with change ``delta = new - old``; every other row pushed
+    ``old`` (delta 0)."""
+    xp, rows = device.xp, movers[:, None]
+    xp.copyto(pushed, old)
+    xp.copyto(pushed, new, where=rows)
+    xp.subtract(new, old, out=delta)
+    xp.copyto(delta, 0.0, where=~rows)
+
+
 def max_change(a, b) -> float:
     return float(device.xp.abs(a - b).max()) if a.size else 0.0
 

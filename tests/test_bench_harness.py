@@ -26,6 +26,7 @@ from onyx_rapids import device  # noqa: E402
     ("rmat:3:2:0.45", "rmat", {"scale": 3, "edge_factor": 2, "a": 0.45}),
     ("er:100:2.5", "er", {"n": 100, "avg_degree": 2.5}),
     ("grid:4", "grid", {"side": 4}),
+    ("road:4:0.25", "road", {"side": 4, "drop": 0.25}),
     ("delaunay:10", "delaunay", {"n": 10}),
     ("ratings:6:4:12", "ratings", {"users": 6, "items": 4, "ratings": 12}),
 ])
@@ -38,12 +39,26 @@ def test_good_specs_parse(text, kind, params):
     ("", "empty"), ("foo:3", "unknown kind 'foo'"), ("rmat", "expected rmat:SCALE"),
     ("rmat:x", "SCALE must be a number"), ("rmat:40", "SCALE must be >= 1 and <= 31"),
     ("er:10:20", "exceeds N - 1"), ("ratings:2:2:5", "exceeds USERS x ITEMS"),
-    ("grid:1", "SIDE must be >= 2"), ("rmat:3:2:0.7", "A must be in [0.25, 0.62]"), ("parquet:/no/such.parquet", "no such Parquet"),
+    ("grid:1", "SIDE must be >= 2"), ("rmat:3:2:0.7", "A must be in [0.25, 0.62]"),
+    ("parquet:/no/such.parquet", "no such Parquet"), ("road:4:1", "DROP must be >= 0 and < 1"),
+    ("road:4", "expected road:SIDE:DROP"),
 ])
 def test_bad_specs_name_the_spec_and_the_problem(text, what):
     with pytest.raises(ValueError) as e:
         graphs.parse_spec(text)
     assert what in str(e.value) and (repr(text.strip()) in str(e.value) or not text)
+
+
+def test_road_drops_a_seeded_fraction_of_the_grid_and_keeps_every_vertex():
+    grid, _, _ = graphs.edge_frame("grid:20", undirected=False)
+    road, kw, facts = graphs.edge_frame("road:20:0.3", undirected=False)
+    kept = len(road["src"]) / len(grid["src"])
+    assert 0.6 < kept < 0.8 and "0.3 of the edges deleted" in facts["generator"]
+    pairs = set(zip(grid["src"].tolist(), grid["dst"].tolist()))
+    assert set(zip(road["src"].tolist(), road["dst"].tolist())) <= pairs
+    assert len(kw["vertices"]) == 400 and len(road["weight"]) == len(road["src"])
+    again, _, _ = graphs.edge_frame("road:20:0.3", undirected=False)
+    assert np.array_equal(again["src"], road["src"])
 
 
 def test_spec_lists_and_parquet(tmp_path):

@@ -146,9 +146,13 @@ def test_scaling_sweeps_graphs_and_ks(tmp_path):
 def test_convergence_change_driven_against_bulk(tmp_path):
     status, df, report = run(tmp_path, "convergence", "rmat:3:2", algorithms=["pagerank"])
     assert status == 0, report["failures"]
+    auto = df.loc[("pagerank", "ours", "auto", "k=1")]
     cd = df.loc[("pagerank", "ours", "CD", "k=1")]
     bulk = df.loc[("pagerank", "ours", "bulk", "k=1")]
-    assert cd["role"] == "ours" and bulk["role"] == "variant" and cd["check"] == "ok"
+    assert auto["role"] == "ours" and cd["role"] == bulk["role"] == "variant"
+    assert auto["check"] == cd["check"] == "ok"
+    params = json.loads(auto["params"])
+    assert params["converged"] and 0 <= params["cd_iterations"] <= params["iterations"]
     assert json.loads(cd["params"])["converged"] and json.loads(bulk["params"])["iterations"] > 1
 
 

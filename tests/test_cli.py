@@ -550,3 +550,15 @@ def test_usage_errors_exit_2(capsys):
     assert err.count("onyx-rapids: error:") == 3 and "Traceback" not in err
     code, _, err = run_cli(capsys, "run", "pagerank", "--max-iter", "3")
     assert_one_line_error(code, err, "unrecognized arguments: --max-iter 3", "--param")
+
+
+def test_change_driven_flag_takes_auto():
+    parser = cli.build_parser()
+    for argv, value in ((["--change-driven"], True), (["--no-change-driven"], False),
+                        (["--change-driven", "auto"], "auto"), ([], None)):
+        assert parser.parse_args(["run", "pagerank", *argv]).change_driven == value, argv
+
+
+def test_change_driven_auto_refused_where_unsupported(capsys):
+    code, _, err = run_cli(capsys, "run", "als", "--change-driven", "auto")
+    assert_one_line_error(code, err, "als does not support", "change_driven='auto'")

@@ -17,8 +17,9 @@ a GPU, the fraction of the measured copy bandwidth.  label_propagation at k = 1 
 reads ``n/a``.  scaling runs the same over several graphs and ks and plots ms vs edges / k.
 
 convergence: each algorithm with a ``change_driven`` option, run to convergence (tol 1e-6,
-max_iter 100, the library's defaults otherwise) change-driven ("ours") and bulk; rows hold
-iterations and converged; the two results must agree (catalog.AGREE).
+max_iter 100, the library's defaults otherwise) with ``change_driven="auto"`` ("ours"),
+``True`` (CD) and ``False`` (bulk); rows hold iterations, converged and (auto) the iterations
+run change-driven; the auto and CD results must agree with bulk (catalog.AGREE).
 """
 
 from __future__ import annotations
@@ -219,9 +220,9 @@ def measure_convergence(run, spec, g, stats) -> None:
                 continue
             inputs = make_inputs(entry, g, k)
             results = {}
-            for mode, cd in (("CD", True), ("bulk", False)):
-                row = run.row(graph, name, case, mode, "ours", "ours" if cd else "variant", k=k,
-                              params=dict(CONVERGENCE, change_driven=cd))
+            for mode, cd in (("auto", "auto"), ("CD", True), ("bulk", False)):
+                row = run.row(graph, name, case, mode, "ours", "ours" if cd == "auto"
+                              else "variant", k=k, params=dict(CONVERGENCE, change_driven=cd))
                 out = run.timed(row, lambda: call(entry, g, inputs, change_driven=cd,
                                                   iterations=CONVERGENCE["max_iter"],
                                                   tol=CONVERGENCE["tol"]))
@@ -229,13 +230,16 @@ def measure_convergence(run, spec, g, stats) -> None:
                     frame, info = out
                     row["params"].update(iterations=info.get("iterations"),
                                          converged=info.get("converged"))
+                    if info.get("modes") is not None:
+                        row["params"]["cd_iterations"] = info["modes"].count("change-driven")
                     run.log(f"{tag}: {mode} {info.get('iterations')} iterations, "
                             f"{row['ms']:.3f} ms")
                     results[mode] = (row, catalog.result_matrix(entry, frame, k))
-            if len(results) == 2:
-                metric, tol = catalog.agreement_metric(name)
-                run.check([results["CD"][0], results["bulk"][0]],
-                          compare(metric, results["CD"][1], results["bulk"][1], against="bulk",
-                                  tol=tol), tag)
+            metric, tol = catalog.agreement_metric(name)
+            for mode in ("auto", "CD"):
+                if mode in results and "bulk" in results:
+                    run.check([results[mode][0], results["bulk"][0]],
+                              compare(metric, results[mode][1], results["bulk"][1],
+                                      against="bulk", tol=tol), f"{tag} ({mode})")
             del results
             free_memory()

@@ -3,7 +3,8 @@
 traversal: each algorithm cuGraph also has, at the library defaults (the PageRanks alpha 0.85,
 tol 1e-6, max_iter 100, unweighted), ms per call; on a weighted graph also PageRank with its
 weights (case ``weighted``, cuGraph's default there); bfs, sssp and personalized PageRank from
-the vertex of largest out-degree; k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
+the vertex of largest out-degree, bfs and sssp also from a seeded random vertex with out-edges
+(case ``random source``); k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
 on the same graph; without cuGraph against a CPU oracle (scipy / networkx / a float64 power
 iteration) up to :data:`ORACLE_MAX_EDGES` stored edges, else against a certificate computed
 over the edges.  bfs / sssp predecessors (a null or -1: none) must be a tight in-neighbour.
@@ -186,19 +187,30 @@ def predecessor_check(name, frame, g, dist, source) -> dict | None:
 # ------------------------------------------------------------------------------ suites
 
 
+def random_source(g) -> int:
+    """A seeded random vertex with out-edges (an original id)."""
+    ids = np.flatnonzero(device.to_host(g.out_degree) > 0)
+    pick = ids[np.random.default_rng(7).integers(ids.size)] if ids.size else 0
+    return int(device.to_host(g.vertices)[pick])
+
+
 def measure(run, spec, g, stats) -> None:
     graph = spec.text
     mod, label = run.peer("cugraph")
     cgraphs = mod.Graphs(g) if mod is not None else None
-    source = catalog.top_vertex(g)
+    hub = catalog.top_vertex(g)
     core_max = None
     cases = [(name, "default") for name in run.algorithms]
     if "pagerank" in run.algorithms and g.edge_weights is not None:
         cases.insert(cases.index(("pagerank", "default")) + 1, ("pagerank", "weighted"))
+    for name in ("sssp", "bfs"):
+        if name in run.algorithms:
+            cases.insert(cases.index((name, "default")) + 1, (name, "random source"))
     for name, case in cases:
         entry = catalog.get(name)
         weighted = case == "weighted"
-        tag = f"{name}{' weighted' if weighted else ''} on {graph}"
+        source = random_source(g) if case == "random source" else hub
+        tag = f"{name}{'' if case == 'default' else ' ' + case} on {graph}"
         context = {"source": source}
         if "source" not in entry.input_names():
             context = {"sources": [source]}

@@ -17,6 +17,8 @@ class RunInfo(Mapping):
     """Facts of one run: ``iterations``, ``converged``, the execution options it used and
     per-iteration choices (``directions``, where recorded).
 
+    ``modes`` ("bulk" / "change-driven" of each iteration) where the mode can change.
+
     Returned by every algorithm with ``return_info=True`` as ``(frame, info)``; it reads as
     attributes (``info.iterations``) and as a mapping (``info["iterations"]``, ``dict(info)``).
     A copy also goes to the frame's ``attrs``, which is only a convenience: pandas ``merge``
@@ -27,11 +29,14 @@ class RunInfo(Mapping):
     converged: bool = False
     variant: dict = field(default_factory=dict)
     directions: list | None = None  # "push" / "pull" of each iteration, where recorded
+    modes: list | None = None  # "bulk" / "change-driven" of each iteration, where recorded
 
     def as_dict(self):
         facts = {"iterations": self.iterations, "converged": self.converged, **self.variant}
         if self.directions is not None:
             facts["directions"] = list(self.directions)
+        if self.modes is not None:
+            facts["modes"] = list(self.modes)
         return facts
 
     def __getitem__(self, key):
@@ -85,6 +90,10 @@ def pull_fold_direction(execution):
         return direction
     return "pull" if execution.fold or not execution.change_driven else "push"
 
+
+AUTO_DIRECTION = Refuse(dict(change_driven="auto", direction=("push", "pull")),
+                        "it sets each iteration's direction (bulk iterations pull, "
+                        "change-driven ones push); leave direction unset or 'auto'")
 
 PULL_FOLD = Refuse(dict(fold=True, direction="push"),
                    "its folded kernel pulls; pass direction='pull', or fold=False to push")

@@ -11,11 +11,20 @@ In bulk mode ``rows`` is ``x`` and ``acc`` starts at zero each iteration.  In ch
 float32) and adjusted by ``rows = delta``, the change of the vertices whose row moved by more
 than ``threshold`` since they last pushed; only those vertices are active.
 
+``change_driven="auto"`` chooses the mode each iteration by the rule of push-pull switching
+(SIMD-X): while the vertices that moved by more than ``threshold`` in the last iteration own
+more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, push their changes
+(change-driven).  A switch to change-driven takes the last bulk aggregate as its float64
+``acc`` (it holds the rows that iteration read), so no iteration is repeated; a switch back
+drops the change-driven state.  ``info.modes`` records each iteration's mode.
+
 Execution: ``fold`` runs the edge and vertex steps as one generated kernel per iteration (pull:
 [aggregate, update]; push: [update, push the new row], primed by one push); ``direction``
 ``"auto"`` pulls bulk iterations and, change-driven and unfolded, chooses push or pull each
 iteration from the active vertices' out-edges against ``pull_fraction`` of all edges (SIMD-X).
-The contract is in ``docs/algorithms.md``; the options in ``docs/execution.md``.
+Under ``change_driven="auto"``, ``fold`` applies to the bulk iterations and the change-driven
+ones push unfolded.  The contract is in ``docs/algorithms.md``; the options in
+``docs/execution.md``.
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ._common import RunInfo, choose_direction
+
+BULK, CHANGE_DRIVEN = "bulk", "change-driven"  # the modes ``info.modes`` records
 
 
 @cuda.jit(device=True)
@@ -51,9 +62,10 @@ def max_change_test(tol):
 
 
 def plan(execution, *, default_fold):
-    """(fold, direction) of a run: ``direction`` is "push", "pull" or "auto" (chosen per
-    iteration; only change-driven unfolded runs)."""
-    cd = execution.change_driven
+    """(fold, direction) of a run (of its bulk iterations under ``change_driven="auto"``):
+    ``direction`` is "push", "pull" or "auto" (chosen per iteration; only change-driven
+    unfolded runs)."""
+    cd = execution.change_driven is True
     fold = default_fold if execution.fold is None else execution.fold
     direction = execution.direction or "auto"
     if direction == "auto":
@@ -72,8 +84,13 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     ``acc``.
     ``threshold``: how far a feature must move for its vertex to push (change-driven).
     ``before(x)``, if given, runs before the first iteration (e.g. a dangling-mass dot).
-    Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction.
+    Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
+    ``info.modes`` its mode (bulk or change-driven).
     """
+    if execution.change_driven == "auto":
+        return _auto(g, x, contribution, update, args, execution=execution,
+                     converged=converged, max_iter=max_iter, threshold=threshold,
+                     default_fold=default_fold, before=before)
     fold, direction = plan(execution, default_fold=default_fold)
     cd = execution.change_driven
     k = x.shape[1]
@@ -105,10 +122,12 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
         spare = props.vertex_property(g, k, dtype=acc_dtype)
 
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven=cd,
-                                fold=fold, fused=False, direction=direction), directions=[])
+                                fold=fold, fused=False, direction=direction), directions=[],
+                   modes=[])
     for info.iterations in range(1, int(max_iter) + 1):
         way = choose_direction(g, active, direction, execution.pull_fraction)
         info.directions.append(way)
+        info.modes.append(CHANGE_DRIVEN if cd else BULK)
         active_next = frontier.empty(g.n) if cd and not push_fold else None
         call = dict(args, state=x)
         if push_fold:
@@ -147,3 +166,74 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
             info.converged = True
             break
     return x, info
+
+
+def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, threshold,
+          default_fold, before):
+    """``change_driven="auto"`` (see the module doc): bulk pulling iterations while the moved
+    vertices own more than ``pull_fraction`` of the out-edges, change-driven pushes below."""
+    fold, _ = plan(execution, default_fold=default_fold)
+    k = x.shape[1]
+    limit = execution.pull_fraction * g.m
+    x = props.copy(x)
+    args = dict(args, x_next=props.vertex_property(g, k), threshold=float(threshold),
+                delta_next=props.vertex_property(g, k))
+    opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
+                width=execution.width)
+    bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
+    cd_steps = list(update) + [ops.Vertex(moved), ops.Vertex(commit)]
+    if before is not None:
+        before(x)
+    info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven="auto",
+                                fold=fold, fused=False, direction="auto"), directions=[],
+                   modes=[])
+    mode, delta, active = BULK, None, None
+    for info.iterations in range(1, int(max_iter) + 1):
+        if mode == CHANGE_DRIVEN and _out_edges(g, frontier.to_mask(active, g.n)) > limit:
+            mode = BULK  # the change-driven state is dropped: bulk recomputes every sum
+        info.modes.append(mode)
+        idle = False
+        if mode == BULK:
+            info.directions.append("pull")
+            call = dict(args, acc=props.fill(bulk_acc, 0.0), state=x, rows=x)
+            if fold:
+                ops.foldmap(g, [ops.Edge(contribution, "acc")] + list(update), call,
+                            direction="pull", **opts)
+            else:
+                ops.edgemap(g, contribution, "acc", call, direction="pull", **opts)
+                ops.vertexmap(g, update, call, **opts)
+            x_next = args["x_next"]
+            done = converged(x_next, x)
+            movers = props.moved_rows(x_next, x, threshold)
+            if not done and _out_edges(g, movers) <= limit:
+                # change-driven from here: the sums of this iteration's rows x are pushed, so
+                # x is what every vertex pushed except the movers, which push their change next
+                mode = CHANGE_DRIVEN
+                if cd_acc is None:
+                    cd_acc = props.vertex_property(g, k, dtype=np.float64)
+                    args["pushed"], delta = props.vertex_property(g, k), props.vertex_property(g, k)
+                cd_acc[...] = bulk_acc
+                props.commit_rows(x_next, x, movers, args["pushed"], args["delta_next"])
+                delta, args["delta_next"] = args["delta_next"], delta
+                active = frontier.from_mask(movers)
+        else:
+            info.directions.append("push")
+            call = dict(args, acc=cd_acc, state=x, rows=delta)
+            active_next = frontier.empty(g.n)
+            ops.edgemap(g, contribution, "acc", call, active_in=active, direction="push",
+                        **opts)
+            ops.vertexmap(g, cd_steps, call, active_out=active_next, **opts)
+            done = converged(args["x_next"], x)
+            delta, args["delta_next"] = args["delta_next"], delta
+            active = active_next
+            idle = not frontier.any_active(active)
+        x, args["x_next"] = args["x_next"], x
+        if done or idle:
+            info.converged = True
+            break
+    return x, info
+
+
+def _out_edges(g, mask) -> int:
+    """The out-edges of the vertices where ``mask`` (n booleans) is True."""
+    return int(g.out_degree[mask].sum(dtype=np.int64))

@@ -100,7 +100,7 @@ def bipartite_sides(g):
                    Input("init", "vertex_values", required=False, help="lf^0, n x k"),
                    Input("sides", "vertex_values", required=False, help="0/1 per vertex")),
            columns=("side", "vertex", "lf_{i}"), weights="required",
-           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+           options=dict(feature_aware=None, change_driven=(False, True), fold=None, direction=None,
                         block_size=None),
            defaults=dict(fold=True), refuse=(PULL_FOLD,))
 def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6,

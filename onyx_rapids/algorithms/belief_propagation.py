@@ -77,7 +77,7 @@ def commit(f, v, belief_next, pushed):
            inputs=(Input("priors", "vertex_values", help="phi > 0, n x k"),
                    Input("potential", "matrix", help="Psi, positive symmetric k x k")),
            columns=("vertex", "belief_{i}"),
-           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+           options=dict(feature_aware=None, change_driven=(False, True), fold=None, direction=None,
                         block_size=None),
            defaults=dict(fold=True), refuse=(PULL_FOLD,))
 def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, execution,

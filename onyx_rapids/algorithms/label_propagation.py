@@ -15,7 +15,7 @@ from numba import cuda
 
 from .. import device, io, operators as ops, properties as props
 from ..registry import Input, algorithm
-from ._common import check_common, finish
+from ._common import AUTO_DIRECTION, check_common, finish
 from ._propagate import max_change_test, propagate
 
 
@@ -73,7 +73,8 @@ def _initial_labels(g, labels, k):
                    Input("k", "int", help="classes per partition")),
            columns=("vertex", "lp_{i}", "label"), weights="used",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                        pull_fraction=None, block_size=None, width=None))
+                        pull_fraction=None, block_size=None, width=None),
+           refuse=(AUTO_DIRECTION,))
 def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
                       weight=None, execution, return_info=False):
     """Class probabilities of every vertex: ``vertex``, ``lp_0``.. and ``label`` (P = 1).

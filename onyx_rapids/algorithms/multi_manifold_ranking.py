@@ -14,7 +14,7 @@ from numba import cuda
 
 from .. import device, operators as ops, properties as props
 from ..registry import Input, algorithm
-from ._common import check_common, finish
+from ._common import AUTO_DIRECTION, check_common, finish
 from ._propagate import max_change_test, propagate
 
 
@@ -36,8 +36,10 @@ def rank_update(f, v, acc, x_next, x0, inv_weight_sum, alpha):
 
 @algorithm("multi_manifold_ranking", summary="ranking on k manifolds (k weight columns)",
            inputs=(Input("init", "vertex_values", help="mm^0, n x k"),),
-           columns=("vertex", "mmr_{i}"), weights="required", options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                        pull_fraction=None, block_size=None, width=None))
+           columns=("vertex", "mmr_{i}"), weights="required",
+           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        pull_fraction=None, block_size=None, width=None),
+           refuse=(AUTO_DIRECTION,))
 def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weights=None,
                            execution, return_info=False):
     """Rank every vertex on k manifolds: ``vertex``, ``mmr_0``..``mmr_{k-1}``.

@@ -15,7 +15,7 @@ from numba import cuda
 
 from .. import device, operators as ops, properties as props
 from ..registry import Input, algorithm
-from ._common import check_common, finish
+from ._common import AUTO_DIRECTION, check_common, finish
 from ._propagate import max_change_test, propagate
 
 
@@ -37,8 +37,10 @@ def mode_update(f, v, acc, x_next, x0, keep):
 
 @algorithm("multimodal_learning", summary="features spread over J weighted modalities",
            inputs=(Input("init", "vertex_values", help="mmode^0, n x k"),),
-           columns=("vertex", "mml_{i}"), weights="required", options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                        pull_fraction=None, block_size=None, width=None))
+           columns=("vertex", "mml_{i}"), weights="required",
+           options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
+                        pull_fraction=None, block_size=None, width=None),
+           refuse=(AUTO_DIRECTION,))
 def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights=None,
                         execution, return_info=False):
     """``vertex``, ``mml_0``..``mml_{k-1}`` from mmode^0 = ``init`` and J-modality weights.

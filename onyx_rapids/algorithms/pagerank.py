@@ -23,7 +23,7 @@ from numba import cuda
 from .. import device, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..registry import Input, Refuse, algorithm, unsupported
-from ._common import RunInfo, check_common, finish, traversal_starts
+from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
 from ._propagate import plan, propagate
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
@@ -58,8 +58,8 @@ def update(f, v, acc, x_next, alpha, dangling, sources, uniform, personalization
 
 _OPTIONS = dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                 pull_fraction=None, fused=None, block_size=None, width=None)
-_REFUSE = (Refuse(dict(fused=True, change_driven=True),
-                  "the fused kernel runs bulk iterations"),
+_REFUSE = (AUTO_DIRECTION,
+           Refuse(dict(fused=True, change_driven=True), "the fused kernel runs bulk iterations"),
            Refuse(dict(fused=True, fold=False), "the fused kernel is one folded kernel"),
            Refuse(dict(fused=True, direction="push"), "the fused kernel pulls"),
            Refuse(dict(fused=True, width=2), "the fused kernel runs one feature"),
@@ -178,8 +178,8 @@ def _fused_choice(name, g, execution, *, sources=1):
     the run is one it can do (bulk, pulling, folded, one teleport source or distribution)."""
     fold, direction = plan(execution, default_fold=_default_fold(execution))
     if execution.fused is None:
-        return sources == 1 and not execution.change_driven and fold and direction == "pull" \
-            and g.m > 0
+        return sources == 1 and execution.change_driven is not True and fold \
+            and direction == "pull" and g.m > 0
     if execution.fused and sources != 1:
         raise unsupported(name, "fused=True", "the fused kernel runs one teleport source or "
                           f"distribution; it cannot run {sources} sources")
@@ -196,7 +196,7 @@ def _weight_key(g, weight, weights):
 
 def _default_fold(execution):
     """Folded by default: bulk iterations that pull (one launch fewer per iteration)."""
-    return not execution.change_driven and execution.direction in (None, "auto", "pull")
+    return execution.change_driven is not True and execution.direction in (None, "auto", "pull")
 
 
 def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_key=None,
@@ -204,7 +204,9 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     """Every iteration in one launch of the fused kernel (:mod:`onyx_rapids.kernels.pagerank`);
     ``source`` (internal id) personalizes the teleport to one vertex, UNIFORM keeps it uniform,
     PERSONALIZED reads ``teleport_column``; ``weights`` (CSR order, cached under
-    ``weight_key``) weight the gathers."""
+    ``weight_key``) weight the gathers.  Under ``change_driven="auto"`` the kernel stops once
+    the moving vertices own at most ``pull_fraction`` of the out-edges and :func:`_iterate`
+    goes on from its ranks."""
     xp, n = device.xp, g.n
     work = fused_kernel.pull_work(g)
     inv_out, in_weights = g.cached(("pagerank", "fused shares", weight_key),
@@ -223,15 +225,17 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     teleport = (teleport_column[:, 0] if source == PERSONALIZED
                 else xp.zeros(1, dtype=np.float32))
     heavy = max(1, work["heavy"])
-    out = xp.zeros(2, dtype=np.int64)
+    out = xp.zeros(3, dtype=np.int64)
+    auto = execution.change_driven == "auto"
     call = (g.in_offsets, g.in_indices, in_weights, work["order"], work["bin_start"],
             work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
             work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
             xp.zeros(heavy, dtype=np.int32), inv_out, ranks, ys,
-            xp.zeros((3, 2), dtype=np.float64), np.float64(alpha), np.float64(1.0 / n),
+            xp.zeros((3, 3), dtype=np.float64), np.float64(alpha), np.float64(1.0 / n),
             np.int64(source), xp.ascontiguousarray(teleport), np.float64(dangling),
             np.float64(tol), np.int64(max_iter), np.int64(work["chunk"]),
-            np.int64(work["chunks"]), out)
+            np.int64(work["chunks"]), g.out_offsets, np.float64(tol / n),
+            np.float64(execution.pull_fraction * g.m if auto else -1.0), out)
     kernel = fused_kernel.kernel(weighted=weights is not None)
     block = device.block_threads(execution.block_size, 256)
     grid = 1
@@ -239,12 +243,23 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         grid = min(device.multiprocessor_count() * (2048 // block),
                    device.cooperative_blocks(kernel, call, block))
     kernel[grid, block](*device.kernel_args(call))
-    iterations, converged = (int(x) for x in device.to_host(out))
+    iterations, converged, switched = (int(x) for x in device.to_host(out))
     info = RunInfo(iterations=iterations, converged=bool(converged),
-                   variant=dict(feature_aware=execution.feature_aware, change_driven=False,
-                                fold=True, fused=True, direction="pull"),
-                   directions=["pull"] * iterations)
-    return ranks[iterations % 2], info
+                   variant=dict(feature_aware=execution.feature_aware,
+                                change_driven="auto" if auto else False, fold=True, fused=True,
+                                direction="auto" if auto else "pull"),
+                   directions=["pull"] * iterations, modes=["bulk"] * iterations)
+    rank = ranks[iterations % 2]
+    if switched and iterations < max_iter:
+        more, rest = _iterate(g, device.full(1, source, np.int64), alpha, tol,
+                              max_iter - iterations, weights, teleport_column, execution,
+                              start=rank.reshape(-1, 1))
+        rank = more[:, 0]
+        info.iterations += rest.iterations
+        info.converged = rest.converged
+        info.directions += rest.directions
+        info.modes += rest.modes
+    return rank, info
 
 
 def _fused_shares(g, weights):
@@ -257,11 +272,16 @@ def _fused_shares(g, weights):
     return inv_out, device.xp.ascontiguousarray(weights[g.in_edge_ids]).astype(np.float32)
 
 
-def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, execution):
+def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, execution, *,
+             start=None):
+    """The generic iteration (:func:`propagate`) from the teleport vectors, or from ``start``
+    (n x k)."""
     n, k = g.n, int(sources.shape[0])
     outw = props.out_weight_sums(g, weights)
     dangling_mask = (outw == 0).astype(np.float64)
-    if int(sources[0]) == UNIFORM:
+    if start is not None:
+        rank = start
+    elif int(sources[0]) == UNIFORM:
         rank = props.vertex_property(g, 1, 1.0 / n)
     elif int(sources[0]) == PERSONALIZED:
         rank = props.copy(teleport_column)

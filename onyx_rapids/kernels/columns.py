@@ -47,3 +47,13 @@ def l1_change_and_dot(a, b, w, k, out):
             dot += part_dot[j]
         cuda.atomic.add(out, (0, column), l1)
         cuda.atomic.add(out, (1, column), dot)
+
+
+@cuda.jit
+def moved_rows(a, b, threshold, k, mask):
+    """``mask[v] = 1`` where some ``|a[v, f] - b[v, f]| > threshold`` over the flat row-major
+    ``a`` and ``b`` (``n * k`` values); ``mask`` starts at 0 (every writer stores 1)."""
+    t = cuda.grid(1)
+    for i in range(t, a.shape[0], cuda.gridsize(1)):
+        if abs(a[i] - b[i]) > threshold:
+            mask[i // k] = 1

@@ -13,7 +13,10 @@ two kernels are one body specialized by its gather (:func:`kernel`).
 
 Each thread adds up its vertices' L1 change and the new dangling mass ``D_i``; one atomic per warp
 lands them in ``stats[i % 3]``, a grid-wide barrier follows, and every thread reads the same
-totals, so all stop at the same iteration once the change is below ``tol`` (as cuGraph).  Slot
+totals, so all stop at the same iteration once the change is below ``tol`` (as cuGraph).  With
+``switch_edges >= 0`` (``change_driven="auto"``) they also add up the out-edges of the vertices
+that moved by more than ``threshold`` and stop once those are at most ``switch_edges``: the run
+goes on change-driven.  Slot
 ``(i + 1) % 3`` is cleared during iteration ``i``: it was last read before the previous
 barrier and is next written after this one.
 
@@ -47,8 +50,10 @@ UNIFORM, VECTOR = -1, -2  # ``source`` codes besides a vertex: t = 1/n, t = tele
 
 
 @cuda.jit(device=True)
-def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source, teleport):
-    """Store v's new rank and share; return (its L1 change, its dangling mass)."""
+def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source, teleport,
+            out_offsets, threshold, watch):
+    """Store v's new rank and share; return (its L1 change, its dangling mass, its out-edges
+    if ``watch`` and it moved by more than ``threshold``, else 0)."""
     if source == UNIFORM:  # v's teleport share
         t = uniform
     elif source == VECTOR:
@@ -60,7 +65,10 @@ def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, so
     w = inv_out[v]
     ys[nxt, v] = new * w
     change = abs(float64(new) - float64(ranks[cur, v]))
-    return change, (float64(new) if w == 0 else 0.0)
+    edges = 0.0
+    if watch and change > threshold:
+        edges = float64(out_offsets[v + 1] - out_offsets[v])
+    return change, (float64(new) if w == 0 else 0.0), edges
 
 
 @cuda.jit(device=True)
@@ -92,13 +100,16 @@ def _make(gather):
     def pagerank_fused(offsets, indices, weights, order, bin_start, bin_units, chunk_start,
                        chunk_slot, slot_vertex, slot_chunks, hacc, hcount, inv_out, ranks, ys,
                        stats, alpha, uniform, source, teleport, dangling, tol, max_iter, chunk,
-                       chunks, out):
-        """``out`` gets (iterations, converged); the result is ``ranks[iterations % 2]``.  The
+                       chunks, out_offsets, threshold, switch_edges, out):
+        """``out`` gets (iterations, converged, switched); the result is
+        ``ranks[iterations % 2]``.  The
         first ``chunks`` entries of ``chunk_start``/``chunk_slot`` are the heavy vertices'
         chunks.  ``weights``: the in-edges' weights in CSC order (read only by the weighted
         gather).  ``source`` >= 0 personalizes the teleport vector to that vertex (``t =
         e_source``; the dangling mass returns to it), UNIFORM keeps it uniform (``t = uniform =
-        1/n``), VECTOR reads it from ``teleport``."""
+        1/n``), VECTOR reads it from ``teleport``.  ``switch_edges >= 0``: stop (switched)
+        once the vertices that moved by more than ``threshold`` own at most that many out-edges
+        (``out_offsets``: the CSR offsets)."""
         grid = cuda.cg.this_grid()
         tid = cuda.grid(1)
         threads = cuda.gridsize(1)
@@ -107,6 +118,8 @@ def _make(gather):
         warps = threads // WARP
         it = 0
         converged = 0
+        switched = 0
+        watch = switch_edges >= 0
         while it < max_iter:
             it += 1
             cur = (it - 1) % 2
@@ -114,8 +127,10 @@ def _make(gather):
             if tid == 0:
                 stats[(it + 1) % 3, 0] = 0.0
                 stats[(it + 1) % 3, 1] = 0.0
+                stats[(it + 1) % 3, 2] = 0.0
             change = 0.0
             mass = 0.0
+            moved = 0.0
             # heavy vertices: a warp per chunk; the last chunk's warp settles the vertex
             for c in range(warp, chunks, warps):
                 h = chunk_slot[c]
@@ -132,10 +147,12 @@ def _make(gather):
                         total = cuda.atomic.add(hacc, h, 0.0)  # the whole sum; reset
                         hacc[h] = 0.0
                         hcount[h] = 0
-                        dc, dm = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha,
-                                         dangling, uniform, source, teleport)
+                        dc, dm, de = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha,
+                                             dangling, uniform, source, teleport, out_offsets,
+                                             threshold, watch)
                         change += dc
                         mass += dm
+                        moved += de
             # bin 0, a lane per vertex: two vertices a lane at once, so that their chains of
             # dependent loads (order -> offsets -> indices -> ys) overlap
             hi = bin_start[1]
@@ -160,15 +177,19 @@ def _make(gather):
                     if b1 + q < e1:
                         s1 += gather(ys, cur, indices, weights, b1 + q)
                 if i0 < hi:
-                    dc, dm = _settle(v0, s0, cur, nxt, ranks, ys, inv_out, alpha, dangling,
-                                     uniform, source, teleport)
+                    dc, dm, de = _settle(v0, s0, cur, nxt, ranks, ys, inv_out, alpha,
+                                         dangling, uniform, source, teleport, out_offsets,
+                                         threshold, watch)
                     change += dc
                     mass += dm
+                    moved += de
                 if i1 < hi:
-                    dc, dm = _settle(v1, s1, cur, nxt, ranks, ys, inv_out, alpha, dangling,
-                                     uniform, source, teleport)
+                    dc, dm, de = _settle(v1, s1, cur, nxt, ranks, ys, inv_out, alpha,
+                                         dangling, uniform, source, teleport, out_offsets,
+                                         threshold, watch)
                     change += dc
                     mass += dm
+                    moved += de
             # the other light bins: bin b gives each vertex `units` lanes, 32 // units a warp
             for b in range(1, bin_units.shape[0]):
                 units = bin_units[b]
@@ -187,23 +208,33 @@ def _make(gather):
                         s += cuda.shfl_xor_sync(FULL, s, d)
                         d *= 2
                     if i < hi and gi == 0:
-                        dc, dm = _settle(order[i], s, cur, nxt, ranks, ys, inv_out, alpha,
-                                         dangling, uniform, source, teleport)
+                        dc, dm, de = _settle(order[i], s, cur, nxt, ranks, ys, inv_out,
+                                             alpha, dangling, uniform, source, teleport,
+                                             out_offsets, threshold, watch)
                         change += dc
                         mass += dm
+                        moved += de
             change = warp_sum(change)
             mass = warp_sum(mass)
+            if watch:
+                moved = warp_sum(moved)
             if lane == 0:
                 cuda.atomic.add(stats, (it % 3, 0), change)
                 cuda.atomic.add(stats, (it % 3, 1), mass)
+                if watch:
+                    cuda.atomic.add(stats, (it % 3, 2), moved)
             grid.sync()
             dangling = stats[it % 3, 1]
             if stats[it % 3, 0] < tol:
                 converged = 1
                 break
+            if watch and stats[it % 3, 2] <= switch_edges:
+                switched = 1
+                break
         if tid == 0:
             out[0] = it
             out[1] = converged
+            out[2] = switched
     return pagerank_fused
 
 

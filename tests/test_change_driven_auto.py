@@ -1,0 +1,98 @@
+"""change_driven="auto": bulk while the moving vertices own more than pull_fraction of the
+out-edges, change-driven below; results against the float64 oracles and bulk runs."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import oracles
+import oracles_learning
+from graphs import build, csr_edges
+from onyx_rapids import Execution, Graph, device, properties as props
+from onyx_rapids.algorithms.label_propagation import label_propagation
+from onyx_rapids.algorithms.pagerank import pagerank, personalized_pagerank
+
+BULK, CD = "bulk", "change-driven"
+
+
+def _path(n=14):
+    """An undirected path: a personalized walk from one end spreads one hop an iteration."""
+    return Graph.from_edgelist(pd.DataFrame({"src": np.arange(n - 1), "dst": np.arange(1, n)}),
+                               directed=False)
+
+
+def test_execution_accepts_auto_and_names_the_choices():
+    assert Execution(change_driven="auto").change_driven == "auto"
+    with pytest.raises(ValueError, match="change_driven must be True, False or 'auto'"):
+        Execution(change_driven="sometimes")
+
+
+def test_algorithms_without_auto_and_fixed_directions_refuse_it():
+    from onyx_rapids import registry
+    with pytest.raises(ValueError, match="als does not support change_driven='auto'"):
+        registry.get("als").resolve(change_driven="auto")
+    with pytest.raises(ValueError, match="belief_propagation does not support"):
+        registry.get("belief_propagation").resolve(change_driven="auto")
+    for name in ("pagerank", "label_propagation", "multimodal_learning"):
+        with pytest.raises(ValueError, match=f"{name} does not support change_driven='auto' "
+                                             "with direction='push'"):
+            registry.get(name).resolve(change_driven="auto", direction="push")
+    assert registry.get("personalized_pagerank").resolve(change_driven="auto").fused is None
+
+
+def test_moved_rows_and_commit_rows():
+    old = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=np.float32)
+    new = old + np.array([[0.0, 0.5], [0.01, 0.0], [0.0, 0.0]], dtype=np.float32)
+    movers = device.to_host(props.moved_rows(device.asarray(new), device.asarray(old), 0.1))
+    assert movers.tolist() == [True, False, False]
+    pushed, delta = np.zeros_like(old), np.full_like(old, 9.0)
+    props.commit_rows(new, old, movers, pushed, delta)
+    np.testing.assert_array_equal(pushed, np.where(movers[:, None], new, old))
+    np.testing.assert_array_equal(delta, [[0.0, 0.5], [0.0, 0.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("fused", [None, False])
+def test_personalized_walk_switches_both_ways_and_matches_the_oracle(fused):
+    g = _path()
+    src, dst = csr_edges(g)
+    start = device.to_host(g.to_internal(np.array([0])))[0]
+    teleport = np.eye(g.n)[start]
+    df, info = pagerank(g, alpha=0.5, tol=1e-7, personalization=pd.DataFrame(
+        {"vertex": [0], "p": [1.0]}), change_driven="auto", fused=fused, return_info=True)
+    assert info.converged and info.change_driven == "auto" and info.fused is (fused is None)
+    modes = info.modes
+    assert len(modes) == len(info.directions) == info.iterations
+    # few vertices move at first (change-driven), then the walk has spread (bulk again)
+    first_cd = modes.index(CD)
+    assert BULK in modes[first_cd:]
+    assert all(d == ("push" if m == CD else "pull") for m, d in zip(modes, info.directions))
+    expected = oracles.pagerank(g.n, src, dst, alpha=0.5, teleport=teleport)
+    got = df["pagerank"].to_numpy(dtype=np.float64)
+    assert np.abs(got - expected).sum() <= 1e-5
+
+
+@pytest.mark.parametrize("fraction, expect", [(0.0, [BULK]), (1.0, [BULK, CD])])
+def test_pull_fraction_sets_the_switch_point(fraction, expect):
+    """0: change-driven only once nothing moves; 1: change-driven from the second iteration."""
+    g = build("directed", seed=6)
+    src, dst = csr_edges(g)
+    sources = device.to_host(g.vertices)[[0, 5]]
+    df, info = personalized_pagerank(g, sources, tol=1e-6, change_driven="auto",
+                                     pull_fraction=fraction, return_info=True)
+    assert info.converged
+    assert sorted(set(info.modes), key=[BULK, CD].index) == expect
+    assert info.modes[0] == BULK and (fraction == 0.0 or info.modes[1] == CD)
+    expected = oracles_learning.personalized_pagerank(g.n, src, dst, [0, 5])
+    got = df[["ppr_0", "ppr_1"]].to_numpy(dtype=np.float64)
+    assert np.abs(got - expected).sum(axis=0).max() <= 1e-4
+
+
+def test_label_propagation_auto_agrees_with_bulk():
+    g = _path(10)
+    seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})
+    auto, info = label_propagation(g, seeds, k=2, change_driven="auto", return_info=True)
+    bulk = label_propagation(g, seeds, k=2)
+    assert info.converged and CD in info.modes
+    cols = ["lp_0", "lp_1"]
+    assert np.abs(auto[cols].to_numpy() - bulk[cols].to_numpy()).max() <= 1e-5
+    assert auto["label"].tolist() == bulk["label"].tolist()
