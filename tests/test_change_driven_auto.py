@@ -11,6 +11,7 @@ from graphs import build, csr_edges
 from onyx_rapids import Execution, Graph, device, properties as props
 from onyx_rapids.algorithms.label_propagation import label_propagation
 from onyx_rapids.algorithms.pagerank import pagerank, personalized_pagerank
+from onyx_rapids.io import to_pandas
 
 BULK, CD = "bulk", "change-driven"
 
@@ -43,12 +44,12 @@ def test_algorithms_without_auto_and_fixed_directions_refuse_it():
 def test_moved_rows_and_commit_rows():
     old = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=np.float32)
     new = old + np.array([[0.0, 0.5], [0.01, 0.0], [0.0, 0.0]], dtype=np.float32)
-    movers = device.to_host(props.moved_rows(device.asarray(new), device.asarray(old), 0.1))
-    assert movers.tolist() == [True, False, False]
-    pushed, delta = np.zeros_like(old), np.full_like(old, 9.0)
-    props.commit_rows(new, old, movers, pushed, delta)
-    np.testing.assert_array_equal(pushed, np.where(movers[:, None], new, old))
-    np.testing.assert_array_equal(delta, [[0.0, 0.5], [0.0, 0.0], [0.0, 0.0]])
+    movers = props.moved_rows(device.asarray(new), device.asarray(old), 0.1)
+    assert device.to_host(movers).tolist() == [True, False, False]
+    pushed, delta = device.asarray(np.zeros_like(old)), device.asarray(np.full_like(old, 9.0))
+    props.commit_rows(device.asarray(new), device.asarray(old), movers, pushed, delta)
+    np.testing.assert_array_equal(device.to_host(pushed), [[1.0, 2.5], [3.0, 4.0], [5.0, 6.0]])
+    np.testing.assert_array_equal(device.to_host(delta), [[0.0, 0.5], [0.0, 0.0], [0.0, 0.0]])
 
 
 @pytest.mark.parametrize("fused", [None, False])
@@ -67,7 +68,7 @@ def test_personalized_walk_switches_both_ways_and_matches_the_oracle(fused):
     assert BULK in modes[first_cd:]
     assert all(d == ("push" if m == CD else "pull") for m, d in zip(modes, info.directions))
     expected = oracles.pagerank(g.n, src, dst, alpha=0.5, teleport=teleport)
-    got = df["pagerank"].to_numpy(dtype=np.float64)
+    got = to_pandas(df)["pagerank"].to_numpy(dtype=np.float64)
     assert np.abs(got - expected).sum() <= 1e-5
 
 
@@ -83,7 +84,7 @@ def test_pull_fraction_sets_the_switch_point(fraction, expect):
     assert sorted(set(info.modes), key=[BULK, CD].index) == expect
     assert info.modes[0] == BULK and (fraction == 0.0 or info.modes[1] == CD)
     expected = oracles_learning.personalized_pagerank(g.n, src, dst, [0, 5])
-    got = df[["ppr_0", "ppr_1"]].to_numpy(dtype=np.float64)
+    got = to_pandas(df)[["ppr_0", "ppr_1"]].to_numpy(dtype=np.float64)
     assert np.abs(got - expected).sum(axis=0).max() <= 1e-4
 
 
@@ -91,8 +92,31 @@ def test_label_propagation_auto_agrees_with_bulk():
     g = _path(10)
     seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})
     auto, info = label_propagation(g, seeds, k=2, change_driven="auto", return_info=True)
-    bulk = label_propagation(g, seeds, k=2)
+    auto, bulk = to_pandas(auto), to_pandas(label_propagation(g, seeds, k=2))
     assert info.converged and CD in info.modes
     cols = ["lp_0", "lp_1"]
     assert np.abs(auto[cols].to_numpy() - bulk[cols].to_numpy()).max() <= 1e-5
     assert auto["label"].tolist() == bulk["label"].tolist()
+
+
+def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(monkeypatch):
+    import itertools
+
+    from onyx_rapids.algorithms import _propagate
+    ticks = itertools.accumulate(itertools.count(1))  # every interval longer than the last
+    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
+    g = _path()
+    sources = device.to_host(g.vertices)[[0]]
+    first = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto", fused=False,
+                                  return_info=True)[1]
+    one = first.modes.index(CD)
+    assert first.modes[one + 1:] == [BULK] * (first.iterations - one - 1) and first.converged
+    assert _propagate.auto_memo(g, _share(), 1) == {"bulk only": True}
+    again = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
+                                  return_info=True)[1]  # the fused kernel no longer hands over
+    assert again.modes == [BULK] * again.iterations and again.fused and again.converged
+
+
+def _share():
+    from onyx_rapids.algorithms.pagerank import share
+    return share

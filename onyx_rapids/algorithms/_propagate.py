@@ -16,7 +16,12 @@ than ``threshold`` since they last pushed; only those vertices are active.
 more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, push their changes
 (change-driven).  A switch to change-driven takes the last bulk aggregate as its float64
 ``acc`` (it holds the rows that iteration read), so no iteration is repeated; a switch back
-drops the change-driven state.  ``info.modes`` records each iteration's mode.
+drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
+also pays a pass over every vertex and the frontier's bookkeeping: so each iteration is timed
+(the stop test synchronizes anyway), a change-driven iteration slower than the last bulk one
+switches back, and the graph remembers (:func:`auto_memo`, per edge function and k) that
+change-driven does not pay there, so later runs stay bulk.  ``info.modes`` records each
+iteration's mode.
 
 Execution: ``fold`` runs the edge and vertex steps as one generated kernel per iteration (pull:
 [aggregate, update]; push: [update, push the new row], primed by one push); ``direction``
@@ -28,6 +33,8 @@ ones push unfolded.  The contract is in ``docs/algorithms.md``; the options in
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from numba import cuda
@@ -182,6 +189,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 width=execution.width)
     bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
     cd_steps = list(update) + [ops.Vertex(moved), ops.Vertex(commit)]
+    memo, bulk_seconds = auto_memo(g, contribution, k), None
     if before is not None:
         before(x)
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven="auto",
@@ -192,7 +200,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         if mode == CHANGE_DRIVEN and _out_edges(g, frontier.to_mask(active, g.n)) > limit:
             mode = BULK  # the change-driven state is dropped: bulk recomputes every sum
         info.modes.append(mode)
-        idle = False
+        idle, started = False, time.perf_counter()
         if mode == BULK:
             info.directions.append("pull")
             call = dict(args, acc=props.fill(bulk_acc, 0.0), state=x, rows=x)
@@ -204,8 +212,10 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 ops.vertexmap(g, update, call, **opts)
             x_next = args["x_next"]
             done = converged(x_next, x)
-            movers = props.moved_rows(x_next, x, threshold)
-            if not done and _out_edges(g, movers) <= limit:
+            bulk_seconds = time.perf_counter() - started
+            movers = None if done or memo.get("bulk only") else \
+                props.moved_rows(x_next, x, threshold)
+            if movers is not None and _out_edges(g, movers) <= limit:
                 # change-driven from here: the sums of this iteration's rows x are pushed, so
                 # x is what every vertex pushed except the movers, which push their change next
                 mode = CHANGE_DRIVEN
@@ -227,11 +237,20 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             delta, args["delta_next"] = args["delta_next"], delta
             active = active_next
             idle = not frontier.any_active(active)
+            if bulk_seconds is not None and time.perf_counter() - started > bulk_seconds:
+                mode, memo["bulk only"] = BULK, True  # change-driven does not pay here
         x, args["x_next"] = args["x_next"], x
         if done or idle:
             info.converged = True
             break
     return x, info
+
+
+def auto_memo(g, contribution, k: int) -> dict:
+    """What ``change_driven="auto"`` learnt on ``g`` for this edge function and k: ``{"bulk
+    only": True}`` once a change-driven iteration was slower than a bulk one."""
+    name = getattr(contribution, "py_func", contribution).__name__
+    return g.cached(("propagate", "auto", name, int(k)), dict)
 
 
 def _out_edges(g, mask) -> int:

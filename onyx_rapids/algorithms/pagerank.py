@@ -24,7 +24,7 @@ from .. import device, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
-from ._propagate import plan, propagate
+from ._propagate import auto_memo, plan, propagate
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
@@ -227,6 +227,9 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     heavy = max(1, work["heavy"])
     out = xp.zeros(3, dtype=np.int64)
     auto = execution.change_driven == "auto"
+    # the kernel watches for the switch unless change-driven was measured not to pay here
+    watch = auto and not auto_memo(g, weighted_share if weights is not None else share,
+                                   1).get("bulk only")
     call = (g.in_offsets, g.in_indices, in_weights, work["order"], work["bin_start"],
             work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
             work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
@@ -235,7 +238,7 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
             np.int64(source), xp.ascontiguousarray(teleport), np.float64(dangling),
             np.float64(tol), np.int64(max_iter), np.int64(work["chunk"]),
             np.int64(work["chunks"]), g.out_offsets, np.float64(tol / n),
-            np.float64(execution.pull_fraction * g.m if auto else -1.0), out)
+            np.float64(execution.pull_fraction * g.m if watch else -1.0), out)
     kernel = fused_kernel.kernel(weighted=weights is not None)
     block = device.block_threads(execution.block_size, 256)
     grid = 1
