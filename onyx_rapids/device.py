@@ -163,6 +163,139 @@ def to_host(a, name: str = "array") -> np.ndarray:
     return np.asarray(a)
 
 
+def to_host_pinned(arrays) -> list:
+    """Host arrays with the values of backend ``arrays`` (same shapes and dtypes), each moved
+    by one copy, for results that the caller hands out.
+
+    On the GPU each array (made C-contiguous on the device first where it is not) is copied
+    over PCIe once, asynchronously on CuPy's current stream, into page-locked (pinned) host
+    memory taken from CuPy's pinned memory pool (:func:`cupy.cuda.alloc_pinned_memory`); one
+    synchronization waits for all the copies.  A returned array holds its pinned block through
+    its ``base`` (so do its views, and pandas objects built on them): the block goes back to
+    the pool, for the next call to reuse, only once nothing refers to it, so an array handed
+    out is never overwritten by a later call.  Block sizes are rounded up (by at most an
+    eighth) so that results of similar sizes share blocks; the pool keeps freed blocks until
+    ``cupy.get_default_pinned_memory_pool().free_all_blocks()``.  Where no pinned memory can be
+    had, ordinary host memory takes the copy.
+
+    NumPy arrays, which are all the arrays under the simulator, are returned as they are (no
+    copy: the caller passes arrays that it owns); anything else goes through :func:`to_host`
+    there."""
+    out, wait = to_host_pinned_async(arrays)
+    wait()
+    return out
+
+
+def to_host_pinned_async(arrays):
+    """:func:`to_host_pinned` that returns before the copies are done: ``(host arrays,
+    wait)``.  Nothing may read or write the host arrays before ``wait()`` has returned; host
+    work in between (building objects over them that do not read them) overlaps the copies.
+    ``wait`` is a no-op under the simulator."""
+    arrays = list(arrays)
+    if BACKEND != "gpu":
+        return [to_host(a) for a in arrays], _done
+    import ctypes
+
+    stream = xp.cuda.get_current_stream()
+    sources, out = [], []
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            out.append(a)
+            continue
+        a = xp.ascontiguousarray(a)
+        host = _pinned_empty(a.shape, a.dtype)
+        if a.nbytes:
+            a.data.copy_to_host_async(ctypes.c_void_p(host.ctypes.data), a.nbytes, stream)
+        sources.append(a)
+        out.append(host)
+
+    def wait():
+        stream.synchronize()
+        sources.clear()  # the device arrays stay alive until their copies are done
+
+    return out, wait
+
+
+def _done() -> None:
+    """Nothing to wait for."""
+
+
+def transpose_into(out, a) -> None:
+    """``out[...] = a.T``, cast to ``out``'s dtype: a 2-D backend array ``a`` (n x k) written
+    as ``out`` (k x n, one row per column of ``a``).
+
+    On the GPU, where ``a`` is C-contiguous with k >= 8 and ``out`` C-contiguous, a tiled
+    kernel moves 32 x 32 tiles through shared memory so that both its reads and its writes
+    are coalesced (an element-wise copy reads each output row as a strided column of ``a``,
+    a sector per element once rows are 32 bytes or longer); a cast, if any, comes first, on
+    the contiguous ``a``.  Elsewhere, and under the simulator, the assignment does it."""
+    n, k = a.shape
+    if (BACKEND != "gpu" or k < 8 or not a.flags.c_contiguous or not out.flags.c_contiguous
+            or out.dtype.itemsize not in _TRANSPOSE_TYPES or a.size == 0):
+        out[...] = a.T
+        return
+    if a.dtype != out.dtype:
+        a = a.astype(out.dtype)
+    kernel = _transpose_kernel(out.dtype.itemsize)
+    kernel((-(-n // 32), -(-k // 32)), (32, 8), (a, out, np.int64(n), np.int64(k)))
+
+
+_TRANSPOSE_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+                    8: "unsigned long long"}
+_TRANSPOSE_SOURCE = r"""
+template <typename T>
+__global__ void transpose_tiles(const T* __restrict__ a, T* __restrict__ out,
+                                long long n, long long k) {
+    __shared__ T tile[32][33];
+    const long long r0 = (long long)blockIdx.x * 32, c0 = (long long)blockIdx.y * 32;
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        const long long r = r0 + i, c = c0 + threadIdx.x;
+        if (r < n && c < k) tile[i][threadIdx.x] = a[r * k + c];
+    }
+    __syncthreads();
+    for (int i = threadIdx.y; i < 32; i += 8) {
+        const long long c = c0 + i, r = r0 + threadIdx.x;
+        if (r < n && c < k) out[c * n + r] = tile[threadIdx.x][i];
+    }
+}
+"""
+_TRANSPOSE_KERNELS: dict = {}
+
+
+def _transpose_kernel(itemsize: int):
+    """The tiled transpose for elements of ``itemsize`` bytes (moved as unsigned integers),
+    compiled once (CuPy RawModule)."""
+    kernel = _TRANSPOSE_KERNELS.get(itemsize)
+    if kernel is None:
+        names = [f"transpose_tiles<{t}>" for t in _TRANSPOSE_TYPES.values()]
+        module = xp.RawModule(code=_TRANSPOSE_SOURCE, options=("--std=c++11",),
+                              name_expressions=names)
+        for size, t in _TRANSPOSE_TYPES.items():
+            _TRANSPOSE_KERNELS[size] = module.get_function(f"transpose_tiles<{t}>")
+        kernel = _TRANSPOSE_KERNELS[itemsize]
+    return kernel
+
+
+def _pinned_size(nbytes: int) -> int:
+    """``nbytes`` rounded up to a multiple of a power of two of at most an eighth of it."""
+    unit = 1 << max(9, int(nbytes).bit_length() - 4)
+    return -(-int(nbytes) // unit) * unit
+
+
+def _pinned_empty(shape, dtype) -> np.ndarray:
+    """An uninitialized NumPy array in a pinned block of CuPy's pinned memory pool (the array's
+    base), or in ordinary memory when it is empty or no pinned memory can be had."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if nbytes == 0:
+        return np.empty(shape, dtype=dtype)
+    try:
+        block = xp.cuda.alloc_pinned_memory(_pinned_size(nbytes))
+    except (xp.cuda.runtime.CUDARuntimeError, MemoryError):
+        return np.empty(shape, dtype=dtype)
+    return np.ndarray(shape, dtype=dtype, buffer=block)
+
+
 def is_device_array(a) -> bool:
     """True for arrays that kernels can take directly on this backend."""
     if BACKEND == "gpu":

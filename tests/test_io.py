@@ -305,3 +305,202 @@ def test_from_cugraph_matches_from_edgelist(directed):
     assert Graph.from_cugraph(U).edge_weights is None
     with pytest.raises(TypeError, match="G must be a cugraph.Graph"):
         Graph.from_cugraph(frame)
+
+
+# ---------------------------------------------------------------------- pandas result frames
+
+
+def _reference(g, columns):
+    """The frame as built column by column (``pd.DataFrame`` over host columns)."""
+    out = {} if g.sides is None else {"side": io._Sides(g.sides, g.side_names)}
+    out["vertex"] = g.vertices
+    out.update(io._result_columns(columns, g.n, "vertices", tuple(out)))
+    return pd.DataFrame({k: io._pandas_column(v) for k, v in out.items()})
+
+
+def _six():
+    return Graph.from_edgelist(pd.DataFrame({"src": [5, 9, 3, 11, 2], "dst": [9, -7, 5, 2, 3]}))
+
+
+def _masks(shape, step):
+    return np.arange(int(np.prod(shape))).reshape(shape) % step != 0
+
+
+def _cases(n):
+    rng = np.random.default_rng(3)
+    return {
+        "1-D": {"rank": rng.random(n), "distance": np.arange(n, dtype=np.int32),
+                "hit": np.arange(n) % 2 == 0, "label": np.arange(n, dtype=np.uint8)},
+        "n x k": {"x_*": rng.random((n, 3)).astype(np.float32), "one_*": np.arange(n),
+                  "score": rng.random(n).astype(np.float32)},
+        "masked": {"predecessor": (np.arange(n, dtype=np.int32)[::-1].copy(), _masks(n, 3)),
+                   "weight": (rng.random(n).astype(np.float32), _masks(n, 2)),
+                   "reached": (np.arange(n) % 3 == 0, _masks(n, 4)),
+                   "mixed": np.arange(n, dtype=np.int64) * 10},
+        "masked n x k": {"lp_*": (np.arange(2 * n).reshape(n, 2), _masks((n, 2), 3)),
+                         "f_*": (rng.random((n, 2)), _masks((n, 2), 2)),
+                         "x_*": np.arange(3 * n, dtype=np.float32).reshape(n, 3)},
+    }
+
+
+@pytest.mark.parametrize("case", ["1-D", "n x k", "masked", "masked n x k"])
+def test_pandas_result_frame_keeps_values_dtypes_and_nulls(case):
+    g = _six()
+    columns = _cases(g.n)[case]
+    df = io._to_frame(g, {k: (tuple(device.asarray(x) for x in v) if isinstance(v, tuple)
+                              else device.asarray(v)) for k, v in columns.items()},
+                      pandas=True)
+    assert isinstance(df, pd.DataFrame)
+    pd.testing.assert_frame_equal(df, _reference(g, columns))
+    assert df["vertex"].tolist() == H(g.vertices).tolist()
+    for name, value in columns.items():
+        if isinstance(value, tuple):
+            values, valid = value
+            col = df[name] if not name.endswith("*") else df[name[:-1] + "0"]
+            first_values = values if values.ndim == 1 else values[:, 0]
+            first_valid = valid if valid.ndim == 1 else valid[:, 0]
+            assert col.isna().tolist() == (~first_valid).tolist()
+            assert col[first_valid].tolist() == first_values[first_valid].tolist()
+            want = {"i": "Int64", "u": "Int64", "b": "boolean"}.get(values.dtype.kind)
+            assert str(col.dtype) == (want or ("Float32" if values.dtype == np.float32
+                                               else "Float64"))
+        elif not name.endswith("*"):
+            assert df[name].dtype == value.dtype and df[name].tolist() == value.tolist()
+        else:
+            block = value.reshape(g.n, -1)
+            for j in range(block.shape[1]):
+                assert df[f"{name[:-1]}{j}"].dtype == block.dtype
+                assert df[f"{name[:-1]}{j}"].tolist() == block[:, j].tolist()
+
+
+def test_pandas_result_frame_of_a_bipartite_graph():
+    ratings = pd.DataFrame({"user": [5, 5, 7], "item": [5, 8, 5], "stars": [4.0, 2.0, 5.0]})
+    g = Graph.from_bipartite(ratings, "user", "item", weight="stars")
+    columns = {"f_*": np.arange(2 * g.n, dtype=np.float32).reshape(g.n, 2),
+               "p": (np.arange(g.n), _masks(g.n, 2))}
+    df = io._to_frame(g, columns, pandas=True)
+    pd.testing.assert_frame_equal(df, _reference(g, columns))
+    assert list(df.columns) == ["side", "vertex", "f_0", "f_1", "p"]
+    assert isinstance(df["side"].dtype, pd.CategoricalDtype)
+    assert df["side"].tolist() == ["user", "user", "item", "item"]
+    assert df["vertex"].tolist() == [5, 7, 5, 8]
+
+
+def test_pandas_edge_frame_with_weight_columns():
+    df = pd.DataFrame({"src": [3, 1, 3], "dst": [1, 2, 3], "w": [0.5, 1.5, 2.5],
+                       "c": [1, 2, 3]})
+    g = Graph.from_edgelist(df, weight=["w", "c"])
+    out = io.to_edge_frame(g, {"flow": (np.arange(3), np.array([True, False, True]))})
+    host = io.to_pandas(out)
+    assert list(host.columns) == ["src", "dst", "w", "c", "flow"]
+    assert host[["src", "dst"]].values.tolist() == [[1, 2], [3, 1], [3, 3]]
+    assert host["w"].dtype == np.float32 and host["c"].tolist() == [2.0, 1.0, 3.0]
+    assert host["flow"].isna().tolist() == [False, True, False]
+    if isinstance(out, pd.DataFrame):
+        assert not np.shares_memory(out["w"].to_numpy(), H(g.edge_weights))
+
+
+def test_feature_block_is_moved_once_and_pandas_keeps_it(monkeypatch):
+    """The n x k block crosses once, as one (k, n) C-contiguous buffer, and the frame's
+    columns are views of what crossed: pandas made no copy of it."""
+    moved = []
+    real = device.to_host_pinned_async
+
+    def spy(arrays):
+        out, wait = real(arrays)
+        moved.extend(out)
+        return out, wait
+
+    monkeypatch.setattr(device, "to_host_pinned_async", spy)
+    g = _six()
+    block = np.arange(4 * g.n, dtype=np.float32).reshape(g.n, 4)
+    df = io._to_frame(g, {"x_*": device.asarray(block), "p": (np.arange(g.n),
+                                                               _masks(g.n, 2))}, pandas=True)
+    floats = [a for a in moved if a.dtype == np.float32]
+    assert len(floats) == 1 and floats[0].shape == (4, g.n) and floats[0].flags.c_contiguous
+    assert len(moved) == 3  # int64 (vertex, predecessor values), float32, the null mask
+    for j in range(4):
+        assert np.shares_memory(df[f"x_{j}"].to_numpy(), floats[0])
+        assert df[f"x_{j}"].tolist() == block[:, j].tolist()
+    ints = next(a for a in moved if a.dtype == np.int64)
+    assert np.shares_memory(df["vertex"].to_numpy(), ints)
+    assert np.shares_memory(df["p"].array._data, ints)
+    # never the caller's or the graph's memory
+    assert not np.shares_memory(df["x_0"].to_numpy(), block)
+    assert not np.shares_memory(df["vertex"].to_numpy(), H(g.vertices))
+
+
+def test_pandas_frame_without_the_blocks_api(monkeypatch):
+    """pandas < 3 (no create_dataframe_from_blocks): the same frame through pd.DataFrame."""
+    g = _six()
+    columns = _cases(g.n)["masked n x k"]
+    monkeypatch.setattr(io, "_blocks_api", lambda: None)
+    pd.testing.assert_frame_equal(io._to_frame(g, columns, pandas=True),
+                                  _reference(g, columns))
+
+
+def test_frame_stays_valid_after_later_calls():
+    g = _six()
+    block = device.asarray(np.arange(2 * g.n, dtype=np.float32).reshape(g.n, 2))
+    pred = device.asarray(np.arange(g.n))
+    valid = device.asarray(_masks(g.n, 2))
+    first = io._to_frame(g, {"x_*": block, "p": (pred, valid)}, pandas=True)
+    kept = first.copy(deep=True)
+    vertices = H(g.vertices).copy()
+    block[:] = -1  # the caller reuses its buffers for the next call
+    pred[:] = -1
+    for _ in range(3):  # frames of the same sizes, the later ones dropped at once
+        again = io._to_frame(g, {"x_*": block, "p": (pred, ~valid)}, pandas=True)
+        assert again["x_0"].tolist() == [-1.0] * g.n
+        del again
+    pd.testing.assert_frame_equal(first, kept)
+    first.loc[0, "vertex"] = 123  # writing into the frame leaves the graph alone
+    first.loc[1, "x_0"] = 9.0
+    assert H(g.vertices).tolist() == vertices.tolist()
+    assert float(H(block)[1, 0]) == -1.0
+
+
+def test_to_host_pinned_keeps_host_arrays():
+    a = np.arange(5)
+    assert device.to_host_pinned([a])[0] is a
+    (same,), wait = device.to_host_pinned_async([a])
+    wait()
+    assert same is a
+
+
+@pytest.mark.gpu
+def test_to_host_pinned_uses_the_pinned_pool():
+    import cupy
+
+    x = cupy.arange(3 * 1000, dtype=cupy.float32).reshape(1000, 3)
+    host, = device.to_host_pinned([x.T])  # made contiguous on the device, then copied
+    assert host.shape == (3, 1000) and host.flags.c_contiguous
+    assert np.array_equal(host, x.T.get())
+    assert isinstance(host.base, cupy.cuda.PinnedMemoryPointer)
+    ptr = host.ctypes.data
+    again, = device.to_host_pinned([x.T])
+    assert again.ctypes.data != ptr  # in use: never handed out twice
+    del host
+    third, = device.to_host_pinned([x.T + 1])
+    assert third.ctypes.data == ptr  # back in the pool once nothing refers to it
+    assert np.array_equal(again, x.T.get()) and np.array_equal(third, x.T.get() + 1)
+    (late,), wait = device.to_host_pinned_async([x * 2])
+    wait()
+    assert np.array_equal(late, x.get() * 2) and isinstance(late.base,
+                                                           cupy.cuda.PinnedMemoryPointer)
+    g = _six()
+    df = io._to_frame(g, {"x_*": cupy.ones((g.n, 2), dtype=cupy.float32)}, pandas=True)
+    assert isinstance(df, pd.DataFrame) and df["x_1"].tolist() == [1.0] * g.n
+
+
+@pytest.mark.parametrize("dtype, to", [(np.float32, np.float32), (np.int32, np.int64),
+                                       (np.bool_, np.bool_), (np.float64, np.float64)])
+def test_transpose_into(dtype, to):
+    a = (np.arange(70 * 33) % 5).astype(dtype).reshape(70, 33)
+    out = device.empty((33, 70), to)
+    device.transpose_into(out, device.asarray(a))  # 32 x 32 tiles and their ragged edges
+    assert H(out).dtype == to and np.array_equal(H(out), a.T.astype(to))
+    strided = device.asarray((np.arange(70 * 18) % 3).astype(dtype).reshape(70, 18))[:, ::2]
+    part = device.empty((9, 70), to)
+    device.transpose_into(part, strided)  # not contiguous: by assignment
+    assert np.array_equal(H(part), H(strided).T.astype(to))
