@@ -21,7 +21,9 @@ Layout (``index_dtype`` is int32 while n and m fit in int32, int64 beyond):
   stable among parallel edges (only a multigraph has them);
 * ``in_offsets`` (n+1) / ``in_indices`` (m, the source) / ``in_edge_ids`` (m): CSC, entries
   sorted by (destination, source, CSR position); ``in_edge_ids`` is the CSR position of each CSC
-  entry, so edge properties stored in CSR order can be read in pull mode;
+  entry, so edge properties stored in CSR order can be read in pull mode. A simple undirected
+  graph's adjacency is symmetric, so its CSC equals its CSR: the two share their offsets,
+  indices and degrees (the same arrays), and ``in_edge_ids`` is ``reverse_edge``;
 * ``out_degree`` / ``in_degree`` (n, int32);
 * ``edge_weights`` (m, w) float32 in CSR order, or None; ``weight_names`` (w names);
 * ``reverse_edge`` (m): the CSR position of each edge's reverse. An undirected graph stores every
@@ -46,6 +48,15 @@ __all__ = ["Graph"]
 # Largest n and m that int32 index arrays hold; a module global so tests can lower it.
 _INDEX32_LIMIT = int(np.iinfo(np.int32).max)
 _SHOW = 10  # how many offending items an error message names
+# Largest n whose (source, destination) pair keys, source * n + destination < n * n, fit in
+# uint32: up to it the CSR sort sorts 32-bit keys (CuPy sorts are radix sorts, whose cost grows
+# with the key's bits), beyond it int64 keys. A module global so tests can lower it.
+_KEY32_MAX_N = 1 << 16
+# Renumbering marks the ids in a table over [smallest id, largest id] when that span is at most
+# this many times the number of ids read (the table costs 5 bytes a slot, about what the sort
+# it replaces allocates), else it sorts the ids. A module global so tests can set it (0: sort).
+_DENSE_SPAN_FACTOR = 2
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 def _index_dtype(n: int, m: int) -> np.dtype:
@@ -57,17 +68,144 @@ def _listing(items, total: int) -> str:
     return shown + (f", ... ({total} in all)" if total > _SHOW else "")
 
 
-def _offsets(degree, dtype) -> object:
-    offsets = xp.zeros(degree.shape[0] + 1, dtype=dtype)
-    if degree.shape[0]:
-        offsets[1:] = xp.cumsum(degree)
-    return offsets
-
-
 def _bincount(values, n: int):
     if values.shape[0] == 0:
         return xp.zeros(n, dtype=np.int64)
     return xp.bincount(values, minlength=n)
+
+
+def _sorted_offsets(sorted_rows, n: int, dtype):
+    """CSR offsets (n+1, ``dtype``) of ascending row indices: where each row 0..n starts, by a
+    binary search per row (no pass over the m entries, no atomics)."""
+    kind = sorted_rows.dtype if n < np.iinfo(sorted_rows.dtype).max else np.dtype(np.int64)
+    rows = xp.arange(n + 1, dtype=kind)
+    return xp.searchsorted(sorted_rows, rows, side="left").astype(dtype, copy=False)
+
+
+def _renumber(parts, extra=None):
+    """Renumber integer ids to 0..n-1 in ascending id order.
+
+    Returns ``(vertices, internal)``: the n distinct ids of ``parts`` and ``extra`` ascending
+    (int64), and each array of ``parts`` as internal indices (int32 while n fits, else int64).
+    ``extra`` (ids that may have no edges) only adds vertices. One pass marks the ids in a
+    table over [smallest, largest id] when that span is small (at most ``_DENSE_SPAN_FACTOR``
+    times the ids read: ids 0..n-1, or any dense range), and a prefix sum over the table gives
+    each id its index; otherwise one sort of all the ids (keys alone, 32-bit when the span fits
+    in 32 bits) gives the distinct ids, and a binary search among them each id's index.
+    """
+    every = list(parts) + ([] if extra is None or extra.size == 0 else [extra.reshape(-1)])
+    total = sum(int(p.shape[0]) for p in every)
+    if total == 0:
+        return xp.zeros(0, dtype=np.int64), [xp.zeros(0, dtype=np.int32) for _ in parts]
+    bounds = device.to_host(xp.stack([p.min() for p in every] + [p.max() for p in every]))
+    lo, hi = int(bounds[:len(every)].min()), int(bounds[len(every):].max())
+    limit = _DENSE_SPAN_FACTOR * total
+    if hi - lo < limit:
+        # Dense: rank[id - base] is the id's index. Base 0 when the ids are non-negative and
+        # the table still fits, so ids 0..n-1 (or 1..n) are used as they are, with no shift.
+        base = 0 if 0 <= lo and hi < limit else lo
+        span = hi - base + 1
+        shifted = [_shift(p, base, span) for p in every]
+        present = xp.zeros(span, dtype=np.bool_)
+        for p in shifted:
+            _mark(present, p)
+        rank = xp.cumsum(present, dtype=np.int32 if span <= _INT32_MAX else np.int64)
+        rank -= 1
+        vertices = xp.nonzero(present)[0].astype(np.int64, copy=False)
+        if base:
+            vertices += base
+        return vertices, [rank[p] for p in shifted[:len(parts)]]
+    # Sparse ids: one sort of the keys alone, then a binary search per id. Keys relative to
+    # the smallest id fit in uint32 when the span does (32-bit radix sort and searches). On
+    # the H100 (CuPy, 2 x 67M ids) this took 27 ms where an argsort with a scatter of the run
+    # numbers (unique's return_inverse) took 37-38 ms: a keys-only sort moves half the bytes.
+    ids = xp.concatenate([p.astype(np.int64, copy=False) for p in every])
+    key = (ids - lo).astype(np.uint32) if hi - lo < (1 << 32) else ids
+    del ids
+    sorted_key = xp.sort(key)
+    head = xp.empty(total, dtype=np.bool_)
+    head[0] = True
+    xp.not_equal(sorted_key[1:], sorted_key[:-1], out=head[1:])
+    distinct = sorted_key[head]
+    del sorted_key, head
+    index_dtype = np.int32 if distinct.shape[0] < _INT32_MAX else np.int64
+    internal, start = [], 0
+    for p in parts:
+        stop = start + int(p.shape[0])
+        internal.append(xp.searchsorted(distinct, key[start:stop]).astype(index_dtype))
+        start = stop
+    vertices = distinct.astype(np.int64, copy=False)
+    if distinct.dtype != np.int64:
+        vertices += lo
+    return vertices, internal
+
+
+_MARK_KERNEL = []  # the CuPy kernel of _mark, built on first use
+
+
+def _mark(table, ids) -> None:
+    """``table[ids] = True`` for a boolean ``table``.
+
+    On the GPU a CuPy kernel stores only into slots still False: a plain scatter stores once
+    per id, and on a skewed graph the stores to a hub's slot queue up (R-MAT, 67M ids on the
+    H100: 3.5 ms for ``table[ids] = True``, 0.5 ms for the kernel). Duplicate ids race to write
+    the same value, as they do in the scatter."""
+    if xp is np:
+        table[ids] = True
+        return
+    if not _MARK_KERNEL:
+        _MARK_KERNEL.append(xp.ElementwiseKernel("I x", "raw B table",
+                                                 "if (!table[x]) table[x] = 1;",
+                                                 "onyx_graph_mark"))
+    _MARK_KERNEL[0](ids, table)
+
+
+def _shift(ids, base: int, span: int):
+    """``ids - base`` as an index array (int64 unless the ids' own type holds ``span``)."""
+    if base == 0:
+        return ids
+    if ids.dtype.itemsize < 8 and span > np.iinfo(ids.dtype).max:
+        return xp.subtract(ids, base, dtype=np.int64)
+    return ids - base
+
+
+def _pair_keys(src, dst, n: int):
+    """``src * n + dst`` for internal indices in [0, n): uint32 while n <= ``_KEY32_MAX_N``
+    (then n * n <= 2**32), else int64; ascending keys are (source, destination) order."""
+    if n <= _KEY32_MAX_N:
+        key = _as_uint32(src) * np.uint32(n)
+        key += _as_uint32(dst)
+        return key
+    key = xp.multiply(src, np.int64(n), dtype=np.int64)
+    key += dst
+    return key
+
+
+def _as_uint32(a):
+    """Non-negative indices below 2**32 as uint32 (a view when they are int32)."""
+    return a.view(np.uint32) if a.dtype == np.int32 else a.astype(np.uint32)
+
+
+def _split_keys(keys, n: int, dtype):
+    """(sources, destinations) as ``dtype`` from :func:`_pair_keys` keys."""
+    if n == 0:
+        return keys.astype(dtype), keys.astype(dtype)
+    src, dst = xp.divmod(keys, keys.dtype.type(n))
+    return src.astype(dtype, copy=False), dst.astype(dtype, copy=False)
+
+
+def _run_heads(sorted_keys):
+    """Mask of the first entry of each run of equal ``sorted_keys``, or None when every entry
+    starts a run (all keys distinct)."""
+    m = int(sorted_keys.shape[0])
+    if m < 2:
+        return None
+    head = xp.empty(m, dtype=np.bool_)
+    head[0] = True
+    xp.not_equal(sorted_keys[1:], sorted_keys[:-1], out=head[1:])
+    if bool(head.all()):
+        return None
+    return head
 
 
 class Graph:
@@ -314,11 +452,12 @@ class Graph:
                              "columns of the two sides (e.g. left='user', right='item')")
         lids, rids, weights, names = io.read_edgelist(df, left, right, weight,
                                                       arg_names=("left", "right"))
-        left_ids = xp.unique(lids)
-        right_ids = xp.unique(rids)
+        left_ids, (src,) = _renumber([lids])
+        right_ids, (dst,) = _renumber([rids])
         nl, nr = int(left_ids.shape[0]), int(right_ids.shape[0])
-        src = xp.searchsorted(left_ids, lids).astype(np.int64)
-        dst = (xp.searchsorted(right_ids, rids) + nl).astype(np.int64)
+        if nl + nr > np.iinfo(dst.dtype).max:
+            dst = dst.astype(np.int64)
+        dst += dst.dtype.type(nl)
         sides = xp.concatenate([xp.zeros(nl, dtype=np.int8), xp.ones(nr, dtype=np.int8)])
         return cls._build(xp.concatenate([left_ids, right_ids]), src, dst, weights, names,
                           directed=False, multigraph=multigraph, sides=sides,
@@ -329,13 +468,9 @@ class Graph:
     @classmethod
     def _from_ids(cls, src_ids, dst_ids, weights, weight_names, *, directed, multigraph,
                   extra_vertices=None) -> "Graph":
-        """Renumber original int64 ids to 0..n-1 (ascending), then :meth:`_build`."""
-        parts = [src_ids, dst_ids]
-        if extra_vertices is not None and extra_vertices.size:
-            parts.append(extra_vertices.reshape(-1))
-        vertices = xp.unique(xp.concatenate(parts))
-        src = xp.searchsorted(vertices, src_ids).astype(np.int64)
-        dst = xp.searchsorted(vertices, dst_ids).astype(np.int64)
+        """Renumber original integer ids to 0..n-1 (ascending; :func:`_renumber`), then
+        :meth:`_build`."""
+        vertices, (src, dst) = _renumber([src_ids, dst_ids], extra_vertices)
         return cls._build(vertices, src, dst, weights, weight_names, directed=directed,
                           multigraph=multigraph)
 
@@ -343,48 +478,65 @@ class Graph:
     def _build(cls, vertices, src, dst, weights, weight_names, *, directed, multigraph,
                symmetric_input=False, sides=None, side_names=None,
                distinct=False) -> "Graph":
-        """From internal int64 (src, dst): merge parallel edges unless ``multigraph`` (or the
-        caller says they are ``distinct``), store an undirected edge list both ways (unless it
-        is a ``symmetric_input`` that already is), then :meth:`_assemble`."""
-        n = int(vertices.shape[0])
+        """From internal (src, dst) (int32 or int64): merge parallel edges unless ``multigraph``
+        (or the caller says they are ``distinct``), store an undirected edge list both ways
+        (unless it is a ``symmetric_input`` that already is), sort into CSR and CSC.
+
+        A simple undirected graph takes :meth:`_assemble_simple_undirected`; every other graph
+        :meth:`_assemble`, after an undirected multigraph's reversed copies are appended."""
         undirected_list = not directed and not symmetric_input
-        if not multigraph and not distinct:
-            keep = _first_occurrences(src, dst, n, unordered=undirected_list)
-            if keep is not None:
-                src, dst = src[keep], dst[keep]
-                if weights is not None:
-                    weights = weights[keep]
+        labels = dict(weight_names=weight_names, directed=directed, multigraph=multigraph,
+                      sides=sides, side_names=side_names)
+        if undirected_list and not multigraph:
+            return cls._assemble_simple_undirected(vertices, src, dst, weights, **labels)
         twins = None
         if undirected_list:
-            # Each non-loop edge gets a reversed copy; twins[e] is the pre-sort position of the
-            # copy paired with e, so reverse_edge pairs an edge with its own copy.
+            # Each non-loop edge gets a reversed copy, after all the input rows; twins[e] is
+            # the pre-sort position of the copy paired with e, so reverse_edge pairs an edge
+            # with its own copy.
+            n = int(vertices.shape[0])
             m0 = int(src.shape[0])
             nonloop = xp.nonzero(src != dst)[0]
-            copies = xp.arange(m0, m0 + nonloop.shape[0], dtype=np.int64)
-            twins = xp.concatenate([xp.arange(m0, dtype=np.int64), nonloop.astype(np.int64)])
-            twins[nonloop] = copies
+            tt = _index_dtype(n, m0 + int(nonloop.shape[0]))
+            twins = xp.arange(m0 + int(nonloop.shape[0]), dtype=tt)
+            twins[m0:] = nonloop
+            twins[nonloop] = xp.arange(m0, m0 + nonloop.shape[0], dtype=tt)
             src, dst = xp.concatenate([src, dst[nonloop]]), xp.concatenate([dst, src[nonloop]])
             if weights is not None:
                 weights = xp.concatenate([weights, weights[nonloop]])
-        return cls._assemble(vertices, src, dst, weights, weight_names, directed=directed,
-                             multigraph=multigraph, twins=twins,
-                             symmetric_input=symmetric_input and not directed, sides=sides,
-                             side_names=side_names)
+        return cls._assemble(vertices, src, dst, weights, dedupe=not multigraph and not distinct,
+                             twins=twins, symmetric_input=symmetric_input and not directed,
+                             **labels)
 
     @classmethod
     def _assemble(cls, vertices, src, dst, weights, weight_names, *, directed, multigraph,
-                  twins=None, symmetric_input=False, sides=None, side_names=None) -> "Graph":
-        """Sort internal (src, dst) pairs into CSR and CSC; ``twins`` pairs reverse copies."""
+                  dedupe=False, twins=None, symmetric_input=False, sides=None,
+                  side_names=None) -> "Graph":
+        """Sort internal (src, dst) pairs into CSR and CSC; ``dedupe`` keeps the first row of
+        each (src, dst) pair; ``twins`` pairs reverse copies.
+
+        One stable sort by the pair key (source * n + destination) gives the CSR order, stable
+        among parallel edges, and with it the first row of each pair (the head of its run of
+        equal keys); one stable sort of the CSR destinations gives the CSC order (destination,
+        then source and CSR position, which the CSR order already has)."""
         n = int(vertices.shape[0])
-        m = int(src.shape[0])
+        key = _pair_keys(src, dst, n)
+        order = xp.argsort(key, kind="stable")  # stable: parallel edges keep input row order
+        sorted_key = key[order]
+        del key
+        if dedupe:
+            head = _run_heads(sorted_key)
+            if head is not None:
+                keep = xp.flatnonzero(head)
+                order, sorted_key = order[keep], sorted_key[keep]
+        m = int(order.shape[0])
         itype = _index_dtype(n, m)
-        order = xp.argsort(src * n + dst, kind="stable")
-        src_sorted = src[order]
-        dst_sorted = dst[order]
-        out_degree = _bincount(src_sorted, n)
-        in_degree = _bincount(dst_sorted, n)
-        # CSC: sort CSR positions by (destination, source); stability keeps CSR order for ties.
-        csc = xp.argsort(dst_sorted * n + src_sorted, kind="stable")
+        src_sorted, dst_sorted = _split_keys(sorted_key, n, itype)
+        del sorted_key
+        out_offsets = _sorted_offsets(src_sorted, n, itype)
+        # CSC: a stable sort by destination keeps the CSR order, (source, position), in ties.
+        csc = xp.argsort(dst_sorted, kind="stable")
+        in_offsets = _sorted_offsets(dst_sorted[csc], n, itype)
         if weights is not None:
             weights = xp.ascontiguousarray(weights[order].astype(np.float32, copy=False))
         reverse = None
@@ -394,13 +546,13 @@ class Graph:
             reverse = position[twins[order]]
         g = cls(
             vertices=vertices.astype(np.int64, copy=False),
-            out_offsets=_offsets(out_degree, itype),
-            out_indices=dst_sorted.astype(itype),
-            in_offsets=_offsets(in_degree, itype),
-            in_indices=src_sorted[csc].astype(itype),
-            in_edge_ids=csc.astype(itype),
-            out_degree=out_degree.astype(np.int32),
-            in_degree=in_degree.astype(np.int32),
+            out_offsets=out_offsets,
+            out_indices=dst_sorted,
+            in_offsets=in_offsets,
+            in_indices=src_sorted[csc],
+            in_edge_ids=csc.astype(itype, copy=False),
+            out_degree=xp.diff(out_offsets).astype(np.int32),
+            in_degree=xp.diff(in_offsets).astype(np.int32),
             edge_weights=weights,
             weight_names=weight_names,
             directed=directed,
@@ -409,7 +561,7 @@ class Graph:
             sides=sides,
             side_names=side_names,
         )
-        g._cache["edge_sources"] = src_sorted.astype(itype)
+        g._cache["edge_sources"] = src_sorted
         if symmetric_input:
             reverse, missing = g._pair_reverse_edges()
             if missing is not None:
@@ -427,6 +579,63 @@ class Graph:
                         "directed=True, or make the weights symmetric"
                     )
             g._reverse_edge = reverse
+        return g
+
+    @classmethod
+    def _assemble_simple_undirected(cls, vertices, src, dst, weights, weight_names, *,
+                                    directed, multigraph, sides=None,
+                                    side_names=None) -> "Graph":
+        """A simple undirected graph from internal (src, dst) rows, with one sort.
+
+        Row i becomes entries 2i (u->v) and 2i+1 (v->u). One stable sort by pair key puts each
+        directed pair's entries in a run in row order, so a run's head comes from the first
+        row naming the unordered pair {u, v} (either way round), whose weights it keeps; the
+        heads in sorted order are the CSR (a self-loop's two equal entries share a run: it is
+        stored once). The head of the v->u run is the twin of the u->v head (the same row's
+        other entry), which gives the reverse pairing. The edge set is symmetric and has no
+        parallel edges, so the CSC is the CSR transposed: the same offsets, degrees and indices,
+        and in_edge_ids is the reverse pairing; those arrays are shared, not copied."""
+        n = int(vertices.shape[0])
+        key = xp.stack([_pair_keys(src, dst, n), _pair_keys(dst, src, n)], axis=1).reshape(-1)
+        order = xp.argsort(key, kind="stable")
+        sorted_key = key[order]
+        del key
+        head = _run_heads(sorted_key)
+        if head is not None:
+            keep = xp.flatnonzero(head)
+            order, sorted_key = order[keep], sorted_key[keep]
+        m = int(order.shape[0])
+        itype = _index_dtype(n, m)
+        src_sorted, dst_sorted = _split_keys(sorted_key, n, itype)
+        del sorted_key
+        positions = xp.arange(m, dtype=itype)
+        slot = xp.empty(2 * int(src.shape[0]), dtype=itype)  # CSR position of each head entry
+        slot[order] = positions
+        # A self-loop's twin is no head (its slot is unset): a loop is its own reverse.
+        reverse = xp.where(src_sorted == dst_sorted, positions, slot[order ^ 1])
+        del slot, positions
+        if weights is not None:
+            weights = xp.ascontiguousarray(weights[order >> 1].astype(np.float32, copy=False))
+        offsets = _sorted_offsets(src_sorted, n, itype)
+        degree = xp.diff(offsets).astype(np.int32)
+        g = cls(
+            vertices=vertices.astype(np.int64, copy=False),
+            out_offsets=offsets,
+            out_indices=dst_sorted,
+            in_offsets=offsets,
+            in_indices=dst_sorted,
+            in_edge_ids=reverse,
+            out_degree=degree,
+            in_degree=degree,
+            edge_weights=weights,
+            weight_names=weight_names,
+            directed=directed,
+            reverse_edge=reverse,
+            multigraph=multigraph,
+            sides=sides,
+            side_names=side_names,
+        )
+        g._cache["edge_sources"] = src_sorted
         return g
 
     # ------------------------------------------------------------------ derived data
@@ -852,25 +1061,6 @@ class Graph:
             f"multigraph={self.multigraph}{weights}{sides}, "
             f"index_dtype={self.index_dtype}, backend={device.BACKEND})"
         )
-
-
-def _first_occurrences(src, dst, n: int, *, unordered: bool):
-    """Ascending positions of the first row of each (src, dst) pair (each unordered pair when
-    ``unordered``), or None when every row is the first of its pair."""
-    m = int(src.shape[0])
-    if m < 2:
-        return None
-    if unordered:
-        keys = xp.minimum(src, dst) * n + xp.maximum(src, dst)
-    else:
-        keys = src * n + dst
-    order = xp.argsort(keys, kind="stable")  # stable: the first row of a pair leads its run
-    sorted_keys = keys[order]
-    first = xp.ones(m, dtype=bool)
-    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
-    if bool(first.all()):
-        return None
-    return xp.sort(order[first])
 
 
 def _check_flag(value, arg: str) -> bool:

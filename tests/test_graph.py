@@ -430,3 +430,119 @@ def test_weight_column_errors(g):
         w.weight_column()
     with pytest.raises(ValueError, match="name='c': no such weight column"):
         w.weight_column("c")
+
+
+# ---------------------------------------------------------------------- construction paths
+
+
+def _numpy_construction(src, dst, weights, extra, directed, multigraph):
+    """The graph built the plain way, with NumPy: renumber with np.unique, keep the first row
+    of each pair (np.unique's return_index), append the reversed copies of an undirected
+    list's non-loop rows after all the rows, lexsort into CSR (source, destination, position)
+    and CSC (destination, source, CSR position), pair each edge with its own reversed copy."""
+    m = src.shape[0]
+    vertices, inverse = np.unique(np.concatenate([src, dst, extra]), return_inverse=True)
+    n = vertices.shape[0]
+    u, v = inverse[:m], inverse[m:2 * m]
+    rows = np.arange(m)
+    if not multigraph:
+        key = u * n + v if directed else np.minimum(u, v) * n + np.maximum(u, v)
+        rows = np.sort(np.unique(key, return_index=True)[1])
+    u, v = u[rows], v[rows]
+    w = None if weights is None else weights[rows].astype(np.float32)
+    twin = None
+    if not directed:
+        nonloop = np.nonzero(u != v)[0]
+        m0 = u.shape[0]
+        twin = np.arange(m0 + nonloop.shape[0])
+        twin[nonloop], twin[m0:] = np.arange(m0, m0 + nonloop.shape[0]), nonloop
+        u, v = np.concatenate([u, v[nonloop]]), np.concatenate([v, u[nonloop]])
+        if w is not None:
+            w = np.concatenate([w, w[nonloop]])
+    csr = np.lexsort((np.arange(u.shape[0]), v, u))
+    position = np.empty_like(csr)
+    position[csr] = np.arange(csr.shape[0])
+    su, sv = u[csr], v[csr]
+    csc = np.lexsort((np.arange(csr.shape[0]), su, sv))
+    out_degree, in_degree = np.bincount(su, minlength=n), np.bincount(sv, minlength=n)
+    return {
+        "vertices": vertices,
+        "out_offsets": np.concatenate([[0], np.cumsum(out_degree)]),
+        "out_indices": sv,
+        "edge_sources": su,
+        "in_offsets": np.concatenate([[0], np.cumsum(in_degree)]),
+        "in_indices": su[csc],
+        "in_edge_ids": csc,
+        "out_degree": out_degree,
+        "in_degree": in_degree,
+        "edge_weights": None if w is None else w[csr],
+        "reverse_edge": None if twin is None else position[twin[csr]],
+    }
+
+
+def _random_ids(rng, regime: str, pool_size: int, size: int):
+    if regime == "dense":  # 0..k-1: renumbered through the table, used unshifted
+        return rng.integers(0, pool_size, size)
+    if regime == "shifted":  # a dense range far from 0
+        return rng.integers(0, pool_size, size) + 10**12
+    if regime == "negative":  # a dense range from below 0
+        return rng.integers(-pool_size, pool_size // 2 + 1, size)
+    if regime == "span32":  # sparse ids within 2**32 of each other: 32-bit sort keys
+        return (rng.integers(0, 2**32, pool_size) - 2**31)[rng.integers(0, pool_size, size)]
+    pool = rng.integers(-(2**63), 2**63 - 1, pool_size, endpoint=True)  # "wide": int64 keys
+    return pool[rng.integers(0, pool_size, size)]
+
+
+@pytest.mark.parametrize("regime", ["dense", "shifted", "negative", "span32", "wide"])
+@pytest.mark.parametrize("knobs", [{}, {"_KEY32_MAX_N": 0}, {"_DENSE_SPAN_FACTOR": 0},
+                                   {"_DENSE_SPAN_FACTOR": 10**6, "_KEY32_MAX_N": 0},
+                                   {"_INDEX32_LIMIT": 3}])
+def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
+    """Every construction path (table or sort renumbering, 32- or 64-bit pair keys, the
+    one-sort simple undirected build, int32 or int64 indices) gives the arrays of the plain
+    NumPy build above: duplicates, parallel edges both ways, self-loops, isolated ids given as
+    vertices=, zero to two weight columns whose first row per pair must be the one kept."""
+    for name, value in knobs.items():
+        monkeypatch.setattr(graph, name, value)
+    rng = np.random.default_rng(["dense", "shifted", "negative", "span32", "wide"].index(regime))
+    for trial in range(12):
+        m = int(rng.integers(1, 600))
+        pool = int(rng.integers(1, 80))
+        src = _random_ids(rng, regime, pool, m)
+        dst = _random_ids(rng, regime, pool, m) if trial % 3 else src[rng.permutation(m)]
+        if regime in ("span32", "wide"):  # share one pool: the sparse draws rarely collide
+            ids = np.unique(np.concatenate([src, dst]))
+            src, dst = ids[rng.integers(0, ids.size, m)], ids[rng.integers(0, ids.size, m)]
+        loops = rng.random(m) < 0.1
+        dst[loops] = src[loops]
+        extra = np.concatenate([_random_ids(rng, regime, pool + 5, int(rng.integers(0, 5))),
+                                src[:2]])
+        k = trial % 3
+        weights = rng.integers(0, 4, (m, k)).astype(np.float64) if k else None
+        data = {"src": src, "dst": dst}
+        names = [f"w{j}" for j in range(k)]
+        for j, name in enumerate(names):
+            data[name] = weights[:, j]
+        df = pd.DataFrame(data)
+        for directed in (True, False):
+            for multigraph in (True, False):
+                g = Graph.from_edgelist(df, weight=names or None, directed=directed,
+                                        multigraph=multigraph, vertices=extra)
+                want = _numpy_construction(src, dst, weights, extra, directed, multigraph)
+                case = (regime, knobs, trial, directed, multigraph)
+                itype = np.int64 if knobs.get("_INDEX32_LIMIT") == 3 else np.int32
+                assert g.index_dtype == itype, case
+                assert (g.n, g.m) == (want["vertices"].size, want["out_indices"].size), case
+                for name, expected in want.items():
+                    if name == "reverse_edge":
+                        got = None if directed else g.reverse_edge
+                    else:
+                        got = getattr(g, name)
+                    if expected is None:
+                        assert got is None, (case, name)
+                        continue
+                    got = H(got)
+                    dtype = {"vertices": np.int64, "edge_weights": np.float32,
+                             "out_degree": np.int32, "in_degree": np.int32}.get(name, itype)
+                    assert got.dtype == dtype, (case, name, got.dtype)
+                    assert np.array_equal(got, expected), (case, name)
