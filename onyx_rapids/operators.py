@@ -34,8 +34,8 @@ Semantics:
 * ``vertexmap``: runs vertex functions in order on every active vertex; a function runs on a
   vertex only when the previous one returned True for some feature of it (progress), and the
   vertex is activated when the last one does (``any_feature_updated``).
-* ``foldmap``: a mix of :class:`Edge`, :class:`Vertex`, :class:`Normalize` and :class:`Solve`
-  steps in one generated kernel (ONYX Chapter 6), with ordering, progress and activation as
+* ``foldmap``: a mix of :class:`Edge`, :class:`Vertex`, :class:`Normalize`, :class:`Solve`
+  and :class:`MaxChange` steps in one generated kernel (ONYX Chapter 6), with ordering, progress and activation as
   above.  In ``pull`` direction edge steps must come first (a vertex's aggregate is complete
   once its group has walked its in-edges); in ``push`` direction vertex steps must come first (their
   results decide which sources push).  Other orders would read aggregates that other warps are
@@ -101,6 +101,28 @@ class Normalize:
     into: str | None = None
     segment: int | None = None
     log: bool = False  # source holds logs: into = softmax per segment (max-shifted)
+
+
+@dataclass(frozen=True)
+class MaxChange:
+    """The stop test's measure in the same kernel: ``into[0] = max(into[0], |new[v, f] -
+    old[v, f]|)`` and ``into[1] = max(into[1], |new[v, f]|)`` over every vertex the kernel
+    visits (whatever its progress flag) and every feature ``f < k``; a NaN counts as infinity.
+
+    ``into`` names a float32 device array of 2 that the caller zeroes before the launch; the
+    maxima are kept in registers through the kernel and combined once per warp (a warp
+    maximum, then an atomic), so the test costs no pass of its own.  Pull foldmaps and
+    vertexmaps only (a push's vertices are visited by whichever warp takes them).  Example::
+
+        stop = device.zeros(2, np.float32)
+        ops.vertexmap(g, [ops.Vertex(update), ops.MaxChange("x_next", "x", "stop")],
+                      dict(args, stop=stop), k=k)
+        change, size = device.to_host(stop)   # converged: change <= tol * max(1, size)
+    """
+
+    new: str
+    old: str
+    into: str
 
 
 @dataclass(frozen=True)
@@ -323,9 +345,9 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
     _check_bits(active_out, n, "active_out")
 
     for s in steps:
-        if not isinstance(s, (Edge, Vertex, Normalize, Solve)):
-            raise TypeError(
-                f"steps must be Edge, Vertex, Normalize or Solve, got {type(s).__name__}")
+        if not isinstance(s, (Edge, Vertex, Normalize, Solve, MaxChange)):
+            raise TypeError(f"steps must be Edge, Vertex, Normalize, Solve or MaxChange, got "
+                            f"{type(s).__name__}")
     kinds = ["edge" if isinstance(s, Edge) else "vertex" for s in steps]
     has_edges = "edge" in kinds
     if has_edges:
@@ -343,6 +365,10 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                 "(a vertex step would read aggregates other warps are still pushing into); "
                 "use direction='pull' or split the steps into two foldmap calls"
             )
+        if direction == "push" and any(isinstance(s, MaxChange) for s in steps):
+            raise ValueError("MaxChange runs in pull foldmaps and vertexmaps (a push visits its "
+                             "vertices through whichever warp takes them); measure the change "
+                             "in a vertexmap or with properties.has_converged")
     else:
         direction = "pull"  # vertex steps only: one group per vertex, no edges to walk
 
@@ -362,6 +388,18 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
             params = _params(fn, ("f", "v"), "vertex function")
             specs.append(codegen.StepSpec("vertex", params=params))
             functions.append(fn)
+        elif isinstance(s, MaxChange):
+            _check_prop(args, s.new, k, "MaxChange new", n)
+            _check_prop(args, s.old, k, "MaxChange old", n)
+            out = args.get(s.into)
+            if (not device.is_device_array(out) or out.dtype != np.float32
+                    or out.shape != (2,)):
+                raise ValueError(f"MaxChange into {s.into!r} must name a float32 device array "
+                                 f"of 2 in args, got "
+                                 f"{getattr(out, 'dtype', type(out).__name__)} "
+                                 f"{getattr(out, 'shape', '')}")
+            specs.append(codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old))
+            functions.append(None)
         elif isinstance(s, Solve):
             d = int(round((math.sqrt(1 + 4 * k) - 1) / 2))
             if d * d + d != k:
@@ -527,7 +565,8 @@ def foldmap(
     scratch: int = 0,
     width: int | None = None,
 ):
-    """Run ``steps`` (Edge / Vertex / Normalize / Solve) as one generated kernel; see the module doc.
+    """Run ``steps`` (Edge / Vertex / Normalize / Solve / MaxChange) as one generated kernel; see
+    the module doc.
 
     ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
     float32 of shared memory, alive for the whole kernel: functions that take a parameter
@@ -664,10 +703,11 @@ def vertexmap(
     block_size: int | None = None,
     width: int | None = None,
 ):
-    """Run one vertex function, or a list of Vertex/Normalize/Solve steps, on the active
-    vertices."""
+    """Run one vertex function, or a list of Vertex/Normalize/Solve/MaxChange steps, on the
+    active vertices."""
     steps = fns if isinstance(fns, (list, tuple)) else [fns]
-    steps = [s if isinstance(s, (Vertex, Normalize, Solve)) else Vertex(s) for s in steps]
+    steps = [s if isinstance(s, (Vertex, Normalize, Solve, MaxChange)) else Vertex(s)
+             for s in steps]
     return foldmap(
         g,
         steps,

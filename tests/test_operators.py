@@ -414,3 +414,67 @@ def test_no_split_without_heavy_vertices_or_for_nfa():
         ops.edgemap(g, scaled, "acc", args, direction="pull")  # tiny in-degrees: none heavy
         ops.edgemap(g, scaled, "acc", args, direction="pull", feature_aware=False)
     assert len(times) == 2 and not any(s.chunk_kernel or s.heavy for s in times)
+
+
+@cuda.jit(device=True)
+def halve_into(f, v, x, y):
+    y[v, f] = 0.5 * x[v, f]
+    return f == 0  # progress off for the other features: MaxChange still sees every vertex
+
+
+@pytest.mark.parametrize("k, fa, width, fold", [(1, True, None, True), (3, True, None, False),
+                                                (8, True, 2, True), (40, True, 4, False),
+                                                (3, False, None, True)])
+def test_max_change_step_matches_numpy(k, fa, width, fold):
+    g, src, dst, x, w, _ = _setup(k, seed=20 + k)
+    x[3, k - 1] = -7.5  # the largest |y| is a negative entry's
+    y0 = rng.random((g.n, k)).astype(np.float32)
+    args = dict(x=device.asarray(x), w=device.asarray(w), y=device.asarray(y0),
+                acc=device.zeros((g.n, k), np.float32), stop=device.zeros(2, np.float32))
+    steps = [ops.Vertex(halve_into), ops.MaxChange("y", "x", "stop")]
+    if fold:  # after an edge step, in the folded pull kernel
+        ops.foldmap(g, [ops.Edge(scaled, "acc")] + steps, args, k=k, feature_aware=fa,
+                    width=width)
+    else:
+        ops.vertexmap(g, steps, args, k=k, feature_aware=fa, width=width)
+    y = 0.5 * x
+    expected = [np.abs(y - x).max(), np.abs(y).max()]
+    np.testing.assert_array_equal(device.to_host(args["stop"]), np.float32(expected))
+    if fold:
+        np.testing.assert_allclose(device.to_host(args["acc"]),
+                                   _pull_sums(g, src, dst, x, w), rtol=1e-5)
+
+
+def _pull_sums(g, src, dst, x, w):
+    out = np.zeros_like(x, dtype=np.float64)
+    np.add.at(out, dst, x[src] * w[:, :1])
+    return out
+
+
+def test_max_change_nan_counts_as_infinite_and_stop_keeps_larger_values():
+    g, _, _, x, _, _ = _setup(4, seed=5)
+    x[7, 2] = np.nan
+    args = dict(x=device.asarray(x), y=device.zeros((g.n, 4), np.float32),
+                stop=device.asarray(np.float32([1e30, 0.0])))
+    steps = [ops.Vertex(halve_into), ops.MaxChange("y", "x", "stop")]
+    ops.vertexmap(g, steps, args, k=4)
+    assert device.to_host(args["stop"]).tolist() == [np.inf, np.inf]
+    x[7, 2] = 1.0
+    big = np.float32([1e30, 2e30])  # maxima are combined with what `into` holds
+    args = dict(args, x=device.asarray(x), stop=device.asarray(big.copy()))
+    ops.vertexmap(g, steps, args, k=4)
+    np.testing.assert_array_equal(device.to_host(args["stop"]), big)
+
+
+def test_max_change_refuses_push_and_a_bad_into():
+    g, _, _, x, w, _ = _setup(2, seed=6)
+    args = dict(x=device.asarray(x), w=device.asarray(w), y=device.asarray(x.copy()),
+                acc=device.zeros((g.n, 2), np.float32), stop=device.zeros(2, np.float32))
+    with pytest.raises(ValueError, match="MaxChange runs in pull"):
+        ops.foldmap(g, [ops.Vertex(halve_into), ops.MaxChange("y", "x", "stop"),
+                        ops.Edge(scaled, "acc")], args, k=2, direction="push")
+    for bad in (device.zeros(2, np.float64), device.zeros(3, np.float32)):
+        with pytest.raises(ValueError, match="MaxChange into 'stop' must name a float32"):
+            ops.vertexmap(g, [ops.MaxChange("y", "x", "stop")], dict(args, stop=bad), k=2)
+    with pytest.raises(ValueError, match="MaxChange old 'nope' is not in args"):
+        ops.vertexmap(g, [ops.MaxChange("y", "nope", "stop")], args, k=2)

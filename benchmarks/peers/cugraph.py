@@ -15,6 +15,7 @@ import numpy as np
 from onyx_rapids import device
 
 from ..common import column, host, timed
+from ..graphs import unique
 
 #: algorithm -> (undirected view?, weighted?, transposed?)
 KINDS = {"bfs": (False, False, False), "sssp": (False, True, False),
@@ -132,7 +133,7 @@ def values(algorithm: str, result, g):
             ids = host(result.nodes())
         else:  # an edge frame
             ids = np.concatenate([host(result[c]) for c in list(result.columns)[:2]])
-        return np.unique(ids.astype(np.int64))
+        return unique(ids.astype(np.int64))
     xp = device.xp
     vertex = column(result, "vertex").astype(np.int64)
     vals = column(result, RESULT[algorithm])

@@ -36,7 +36,7 @@ def algorithms():
 
 
 def _edge_keys(src, dst, span):
-    return np.unique(np.asarray(src, dtype=np.int64) * span + np.asarray(dst, dtype=np.int64))
+    return graphs.unique(np.asarray(src, dtype=np.int64) * span + np.asarray(dst, dtype=np.int64))
 
 
 def measure(run, spec, g, stats) -> None:

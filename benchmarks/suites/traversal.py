@@ -23,7 +23,7 @@ import numpy as np
 from onyx_rapids import device
 from onyx_rapids.graph import _bincount
 
-from .. import catalog
+from .. import catalog, graphs
 from ..catalog import call, make_inputs
 from ..common import (UNREACHED_FLOAT, UNREACHED_HOPS, compare, free_memory, host, ordered,
                       predecessors)
@@ -59,7 +59,7 @@ def _ours(entry, g, inputs, weighted=False):
 
 def _values(name, frame, g):
     if name == "k_core":
-        return np.unique(host(frame["vertex"]).astype(np.int64))
+        return graphs.unique(host(frame["vertex"]).astype(np.int64))
     col = {"pagerank": "pagerank", "personalized_pagerank": "ppr_0"}.get(name)
     return ordered(frame, g, col or catalog.get(name).value_columns(1)[0])
 
@@ -106,7 +106,7 @@ def oracle(name, g, source, k=None, weighted=False):
         if name == "core_number":
             return core, "networkx core_number"
         ids = device.to_host(g.vertices).astype(np.int64)
-        return np.unique(ids[core >= k]), "networkx core_number >= k"
+        return graphs.unique(ids[core >= k]), "networkx core_number >= k"
     w = w if weighted else np.ones(len(src))
     outdeg = np.bincount(src, weights=w, minlength=n)
     p = csr_matrix((w / np.where(outdeg > 0, outdeg, 1.0)[src], (dst, src)), shape=(n, n))

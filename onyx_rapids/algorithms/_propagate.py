@@ -23,6 +23,10 @@ switches back, and the graph remembers (:func:`auto_memo`, per edge function and
 change-driven does not pay there, so later runs stay bulk.  ``info.modes`` records each
 iteration's mode.
 
+The default stop test (:class:`MaxChangeTest`) is measured by an ``ops.MaxChange`` step at the
+end of the iteration's vertex kernel (every variant but the folded push, which calls the test
+on the rows), so it costs no pass of its own over the n x k rows.
+
 Execution: ``fold`` runs the edge and vertex steps as one generated kernel per iteration (pull:
 [aggregate, update]; push: [update, push the new row], primed by one push); ``direction``
 ``"auto"`` pulls bulk iterations and, change-driven and unfolded, chooses push or pull each
@@ -63,9 +67,51 @@ def commit_flagged(f, v, x_next, pushed, delta_next, moved_any):
     return commit(f, v, x_next, pushed, delta_next)
 
 
-def max_change_test(tol):
-    """The default stop test: max |x_next - x| <= tol * max(1, max |x_next|)."""
-    return lambda x_next, x: props.has_converged(x_next, x, tol)
+class MaxChangeTest:
+    """The default stop test (docs/algorithms.md): ``max |x_next - x| <= tol * max(1, max
+    |x_next|)``.  :func:`propagate` measures it inside the iteration's vertex kernel (an
+    :class:`~onyx_rapids.operators.MaxChange` step after the update, so the test costs no pass
+    over the n x k rows of its own); called as ``test(x_next, x)`` it makes that pass."""
+
+    def __init__(self, tol: float):
+        self.tol = float(tol)
+
+    def __call__(self, x_next, x) -> bool:
+        return props.has_converged(x_next, x, self.tol)
+
+    def passed(self, stop) -> bool:
+        """The test on the two maxima an ``ops.MaxChange`` step left in ``stop``."""
+        change, size = (float(v) for v in device.to_host(stop))
+        return change <= self.tol * max(1.0, size)
+
+
+def max_change_test(tol) -> MaxChangeTest:
+    return MaxChangeTest(tol)
+
+
+class _StopTest:
+    """How one run evaluates ``converged``: in the vertex kernel (``steps()`` adds the step,
+    ``start()`` zeroes the maxima before each iteration) or, for other tests and the folded
+    push, by calling it on the rows."""
+
+    def __init__(self, converged, args: dict, in_kernel: bool):
+        self.converged = converged
+        self.in_kernel = in_kernel and isinstance(converged, MaxChangeTest)
+        if self.in_kernel:
+            args["stop"] = device.zeros(2, np.float32)
+
+    def steps(self, steps) -> list:
+        return list(steps) + ([ops.MaxChange("x_next", "state", "stop")] if self.in_kernel
+                              else [])
+
+    def start(self, args):
+        if self.in_kernel:
+            props.fill(args["stop"], 0.0)
+
+    def done(self, args, x) -> bool:
+        if self.in_kernel:
+            return self.converged.passed(args["stop"])
+        return self.converged(args["x_next"], x)
 
 
 def plan(execution, *, default_fold):
@@ -119,6 +165,8 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
             steps[-1] = ops.Vertex(commit_flagged)
     else:
         delta = active = None
+    stop = _StopTest(converged, args, in_kernel=not push_fold)
+    steps = stop.steps(steps)
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
                 width=execution.width)
     if before is not None:
@@ -136,6 +184,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
         info.directions.append(way)
         info.modes.append(CHANGE_DRIVEN if cd else BULK)
         active_next = frontier.empty(g.n) if cd and not push_fold else None
+        stop.start(args)
         call = dict(args, state=x)
         if push_fold:
             # [update v, push v's new row or change] into the next aggregate, which starts as
@@ -160,7 +209,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
                 ops.edgemap(g, contribution, "acc", call, active_in=active, direction=way,
                             **opts)
                 ops.vertexmap(g, steps, call, active_out=active_next, **opts)
-        done = converged(args["x_next"], x)
+        done = stop.done(args, x)
         x, args["x_next"] = args["x_next"], x
         if cd:
             delta, args["delta_next"] = args["delta_next"], delta
@@ -188,7 +237,9 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
                 width=execution.width)
     bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
-    cd_steps = list(update) + [ops.Vertex(moved), ops.Vertex(commit)]
+    stop = _StopTest(converged, args, in_kernel=True)
+    bulk_steps = stop.steps(update)
+    cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
     memo, bulk_seconds = auto_memo(g, contribution, k), None
     if before is not None:
         before(x)
@@ -201,17 +252,18 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             mode = BULK  # the change-driven state is dropped: bulk recomputes every sum
         info.modes.append(mode)
         idle, started = False, time.perf_counter()
+        stop.start(args)
         if mode == BULK:
             info.directions.append("pull")
             call = dict(args, acc=props.fill(bulk_acc, 0.0), state=x, rows=x)
             if fold:
-                ops.foldmap(g, [ops.Edge(contribution, "acc")] + list(update), call,
+                ops.foldmap(g, [ops.Edge(contribution, "acc")] + bulk_steps, call,
                             direction="pull", **opts)
             else:
                 ops.edgemap(g, contribution, "acc", call, direction="pull", **opts)
-                ops.vertexmap(g, update, call, **opts)
+                ops.vertexmap(g, bulk_steps, call, **opts)
             x_next = args["x_next"]
-            done = converged(x_next, x)
+            done = stop.done(args, x)
             bulk_seconds = time.perf_counter() - started
             movers = None if done or memo.get("bulk only") else \
                 props.moved_rows(x_next, x, threshold)
@@ -233,7 +285,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             ops.edgemap(g, contribution, "acc", call, active_in=active, direction="push",
                         **opts)
             ops.vertexmap(g, cd_steps, call, active_out=active_next, **opts)
-            done = converged(args["x_next"], x)
+            done = stop.done(args, x)
             delta, args["delta_next"] = args["delta_next"], delta
             active = active_next
             idle = not frontier.any_active(active)

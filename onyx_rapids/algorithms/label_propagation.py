@@ -25,6 +25,11 @@ def weighted_label(f, u, v, e, rows, weights, k):
 
 
 @cuda.jit(device=True)
+def label(f, u, v, e, rows):
+    return rows[u, f]
+
+
+@cuda.jit(device=True)
 def mix(f, v, prob, state, x_next, alpha):
     x_next[v, f] = alpha * prob[v, f] + (1.0 - alpha) * state[v, f]
     return True
@@ -113,11 +118,14 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
     lp0, labelled, P = _initial_labels(g, labels, k)
     K = P * k
     weights = _partition_weights(g, weight, P)
-    args = dict(weights=weights, k=int(k), alpha=float(alpha), lp0=lp0,
+    args = dict(k=int(k), alpha=float(alpha), lp0=lp0,
                 clamped=props.column(labelled & bool(clamp)), prob=props.vertex_property(g, K))
     update = [ops.Normalize("acc", "prob", k), ops.Vertex(mix),
               ops.Normalize("x_next", None, k), ops.Vertex(keep_labelled)]
-    lp, info = propagate(g, lp0, weighted_label, update, args, execution=execution,
+    if weights is not None:
+        args["weights"] = weights
+    lp, info = propagate(g, lp0, label if weights is None else weighted_label, update, args,
+                         execution=execution,
                          converged=max_change_test(tol), max_iter=max_iter, threshold=tol)
     columns = {"lp_*": lp}
     if P == 1:
@@ -126,11 +134,12 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
 
 
 def _partition_weights(g, weight, P):
-    """m x P non-negative weights: the graph's (or the named) columns, or ones."""
+    """m x P non-negative weights: the graph's (or the named) columns, or None (every weight
+    1: the edge function then reads no weight)."""
     if weight is False or g.edge_weights is None:
         if weight not in (None, False):
             raise ValueError(f"weight={weight!r}: this graph has no edge weights")
-        return device.full((max(g.m, 1), P), 1.0, np.float32)
+        return None
     names = [weight] if isinstance(weight, str) else (g.weight_names if weight is None
                                                       else list(weight))
     if len(names) != P:

@@ -6,7 +6,10 @@ One generated kernel runs an ordered list of steps on every vertex of the graph:
   (sum, min or max) into ``into[v, f]``;
 * ``vertex`` steps: a per-feature vertex function ``fn(f, v, ...) -> bool``;
 * ``normalize`` steps: the collaborative L1 normalization of a property row, per segment;
-* ``solve`` steps: the collaborative Cholesky solve of the small SPD system a row holds.
+* ``solve`` steps: the collaborative Cholesky solve of the small SPD system a row holds;
+* ``maxchange`` steps: the stop test's two maxima, ``max |new - old|`` and ``max |new|`` over
+  the kernel's vertices, kept in registers through the vertex loop and combined at the end
+  (a warp maximum, then one atomic per warp into ``into[0]``, ``into[1]``).
 
 Two shapes are legal (checked in :mod:`onyx_rapids.operators`):
 
@@ -58,10 +61,12 @@ FIXED_PARAMS = ("n", "offsets", "indices", "edge_ids", "active_in", "active_out"
 class StepSpec:
     """One step of a generated kernel, with everything that changes its code."""
 
-    kind: str  # "edge" | "vertex" | "normalize" | "solve"
+    kind: str  # "edge" | "vertex" | "normalize" | "solve" | "maxchange"
     params: tuple = ()  # user function: argument names after (f, v) / (f, u, v, e); solve: ridge
-    into: str = ""  # edge: the reduced output; normalize, solve: the destination
-    source: str = ""  # normalize: the array normalized; solve: the rows [A, b]
+    into: str = ""  # edge: the reduced output; normalize, solve: the destination; maxchange:
+    # the two maxima
+    source: str = ""  # normalize: the array normalized; solve: the rows [A, b]; maxchange: new
+    other: str = ""  # maxchange: old
     order: int = 0  # solve: d, the size of the system (k = d*d + d)
     reduce: str = "sum"  # edge: "sum" | "min" | "max"
     segment: int = 0  # normalize: features per segment
@@ -163,6 +168,7 @@ class _Generator:
                              f"and k a multiple of it (k={spec.k})")
         self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
         self.vertex_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind != "edge"]
+        self.max_changes = [(i, s) for i, s in self.vertex_steps if s.kind == "maxchange"]
         for i, s in self.edge_steps:
             self.ns[f"ident{i}"] = _identity(s.reduce, np.dtype(self.dtypes[s.into]))
 
@@ -197,6 +203,11 @@ class _Generator:
             self.w("lanes = uint32(0)  # the features are not spread over one warp's lanes")
         for name, twin in self.spec.aliases:
             self.w(f"{name} = {twin}")
+        if self.max_changes:
+            self.ns.update(float32=np.float32, warp_max=collective.warp_max, INF=np.float32(np.inf))
+            for i, _ in self.max_changes:
+                self.w(f"mc_d{i} = float32(0.0)")
+                self.w(f"mc_a{i} = float32(0.0)")
         if self.spec.scratch:
             # ONYX 6.2.1: each feature group gets its own slice of shared memory, alive for the
             # whole folded kernel, so its functions can hand values to each other
@@ -249,6 +260,8 @@ class _Generator:
                         w("go = block_group_any(r, g, f, flags)")
             elif s.kind == "solve":
                 self.solve_code(s, valid)
+            elif s.kind == "maxchange":
+                self.max_change_code(i, s, valid)
             elif s.log:
                 self.log_normalize_code(s, valid)
             else:  # normalize
@@ -288,6 +301,46 @@ class _Generator:
                     for x, fj in zip(xs, self.feats()):
                         w(f"    {dst}[v, {fj}] = {x} / total if total != 0 else {x}")
                     w("cuda.syncwarp()" if spec.mapping == "warp" else "cuda.syncthreads()")
+
+    def max_change_code(self, i: int, s, valid: str):
+        """Fold row v's ``|new - old|`` and ``|new|`` into the thread's maxima (every valid
+        vertex, whatever its progress flag; a NaN counts as infinity, so it never passes)."""
+        spec, w = self.spec, self.w
+        new, old = s.source, s.other
+        if spec.mapping == "nfa":
+            w(f"for f in range({spec.k}):")
+            feats = ["f"]
+        else:
+            lead = " and gi == 0" if spec.coop > 1 and self.edge_steps else ""
+            w(f"if {valid} and f < {self.K}{lead}:")
+            feats = self.feats()
+        w.indent()
+        for fj in feats:
+            w(f"mcx = {new}[v, {fj}]")
+            w(f"mcd = abs(mcx - {old}[v, {fj}])")
+            w("mcx = abs(mcx)")
+            w("if mcd != mcd:")
+            w("    mcd = INF")
+            w("if mcx != mcx:")
+            w("    mcx = INF")
+            w(f"if mcd > mc_d{i}:")
+            w(f"    mc_d{i} = mcd")
+            w(f"if mcx > mc_a{i}:")
+            w(f"    mc_a{i} = mcx")
+        w.dedent()
+
+    def max_change_epilogue(self):
+        """After the vertex loop (every lane of the warp gets here): a warp maximum, then one
+        atomic per warp, skipped when the global value is already larger."""
+        w = self.w
+        for i, s in self.max_changes:
+            w(f"mc_d{i} = warp_max(mc_d{i})")
+            w(f"mc_a{i} = warp_max(mc_a{i})")
+            w("if cuda.laneid == 0:")
+            w(f"    if mc_d{i} > {s.into}[0]:")
+            w(f"        cuda.atomic.max({s.into}, 0, mc_d{i})")
+            w(f"    if mc_a{i} > {s.into}[1]:")
+            w(f"        cuda.atomic.max({s.into}, 1, mc_a{i})")
 
     def solve_code(self, s, valid: str):
         """into[v, :d] = (A + ridge I)^{-1} b from the row [A (d x d), b] of source."""
@@ -584,6 +637,7 @@ class _Generator:
             self.vertex_steps_code("True")
             self.activation_code()
             w("v += stride")
+            w.dedent()
         elif spec.mapping == "warp":
             T, W = spec.group, spec.group * spec.coop  # W lanes (coop groups) per vertex
             units = 32 // W
@@ -603,6 +657,7 @@ class _Generator:
         else:
             self.block_prologue()
             self.pull_uniform_loop("vb + g", f"cuda.gridDim.x * {spec.block_size // spec.group}")
+        self.max_change_epilogue()
         return w.text()
 
     def pull_uniform_loop(self, vertex: str, step: str):
@@ -619,6 +674,7 @@ class _Generator:
         self.vertex_steps_code("valid")
         self.activation_code()
         w(f"vb += {step}")
+        w.dedent()
 
     def block_prologue(self):
         spec, w = self.spec, self.w
