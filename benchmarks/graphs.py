@@ -301,7 +301,7 @@ def edge_frame(spec, *, undirected: bool):
         if kind == "road":
             keep = np.random.default_rng(SEED + 1).random(len(df)) >= p["drop"]
             cols = {c: v[keep] for c, v in cols.items()}
-            kw["vertices"] = np.arange(side * side, dtype=np.int64)
+            # directed mode: the vertices are the ids with an edge (as cuGraph's graph)
             facts = {"generator": f"grid_2d, 4-neighbour, {p['drop']:g} of the edges deleted"}
     elif kind == "delaunay":
         src, dst, length = delaunay_edges(p["n"])

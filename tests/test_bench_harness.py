@@ -49,14 +49,17 @@ def test_bad_specs_name_the_spec_and_the_problem(text, what):
     assert what in str(e.value) and (repr(text.strip()) in str(e.value) or not text)
 
 
-def test_road_drops_a_seeded_fraction_of_the_grid_and_keeps_every_vertex():
+def test_road_drops_a_seeded_fraction_of_the_grid_and_keeps_the_vertices_by_mode():
     grid, _, _ = graphs.edge_frame("grid:20", undirected=False)
     road, kw, facts = graphs.edge_frame("road:20:0.3", undirected=False)
     kept = len(road["src"]) / len(grid["src"])
     assert 0.6 < kept < 0.8 and "0.3 of the edges deleted" in facts["generator"]
     pairs = set(zip(grid["src"].tolist(), grid["dst"].tolist()))
     assert set(zip(road["src"].tolist(), road["dst"].tolist())) <= pairs
-    assert len(kw["vertices"]) == 400 and len(road["weight"]) == len(road["src"])
+    # directed mode (compared with cuGraph): the ids with an edge; undirected: all 400
+    assert "vertices" not in kw and len(road["weight"]) == len(road["src"])
+    _, und_kw, _ = graphs.edge_frame("road:20:0.3", undirected=True)
+    assert len(und_kw["vertices"]) == 400
     again, _, _ = graphs.edge_frame("road:20:0.3", undirected=False)
     assert np.array_equal(again["src"], road["src"])
 

@@ -44,7 +44,10 @@ def frame(columns: dict):
     if device.BACKEND == "gpu":
         try:
             import cudf
-            return cudf.DataFrame({k: device.xp.ascontiguousarray(v) for k, v in columns.items()})
+            xp = device.xp  # host columns are copied to the device (cupy.ascontiguousarray
+            # refuses NumPy arrays)
+            return cudf.DataFrame({k: xp.ascontiguousarray(xp.asarray(v))
+                                   for k, v in columns.items()})
         except ImportError:
             pass
     import pandas as pd

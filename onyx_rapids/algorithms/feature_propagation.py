@@ -3,8 +3,10 @@
     H^0 = X,   H^i = (1 - alpha) A_hat H^{i-1} + alpha X,   A_hat = D^-1/2 (A + I) D^-1/2
 
 over the simple undirected graph (directions dropped, parallel edges once, self-loops dropped),
-D the degree of A + I (PyG's gcn_norm), a fixed number of iterations.  The edge step brings
-h(u) / sqrt(d_u d_v); the vertex step adds the self-loop term h(v) / d_v and the teleport.
+D the degree of A + I (PyG's gcn_norm), a fixed number of iterations.  The rows are kept
+scaled as well, ``y = D^-1/2 H``, so that the edge step brings y(u) (one gather per edge and
+feature, not two); the vertex step scales the sum by 1 / sqrt(d_v), adds the self-loop term
+h(v) / d_v and the teleport, and writes both h and y of the next iteration.
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 
 @cuda.jit(device=True)
-def normalized_neighbour(f, u, v, e, h, inv_sqrt_degree):
-    return h[u, f] * inv_sqrt_degree[u, 0] * inv_sqrt_degree[v, 0]
+def scaled_neighbour(f, u, v, e, y):
+    return y[u, f]
 
 
 @cuda.jit(device=True)
-def teleport_mix(f, v, acc, h, h_next, x, inv_sqrt_degree, alpha):
-    self_loop = h[v, f] * inv_sqrt_degree[v, 0] * inv_sqrt_degree[v, 0]
-    h_next[v, f] = (1.0 - alpha) * (acc[v, f] + self_loop) + alpha * x[v, f]
+def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
+    s = inv_sqrt_degree[v, 0]
+    h = (1.0 - alpha) * s * (acc[v, f] + y[v, f]) + alpha * x[v, f]  # y[v]: the self-loop
+    h_next[v, f] = h
+    y_next[v, f] = h * s
     acc[v, f] = 0.0
     return True
 
@@ -72,20 +76,22 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     k = x.shape[1]
     simple = g.simple_undirected()
     degree = device.xp.diff(simple.out_offsets).astype(np.float64) + 1.0  # A + I
+    inv_sqrt_degree = props.column(1.0 / device.xp.sqrt(degree))
     args = dict(x=x, alpha=float(alpha), acc=props.vertex_property(g, k),
-                h_next=props.vertex_property(g, k),
-                inv_sqrt_degree=props.column(1.0 / device.xp.sqrt(degree)))
+                h_next=props.vertex_property(g, k), y_next=props.vertex_property(g, k),
+                inv_sqrt_degree=inv_sqrt_degree)
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width)
-    h = props.copy(x)
+    h, y = props.copy(x), x * inv_sqrt_degree
     info = RunInfo(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
-        call = dict(args, h=h)
+        call = dict(args, y=y)
         if fold:
-            ops.foldmap(simple, [ops.Edge(normalized_neighbour, "acc"), ops.Vertex(teleport_mix)],
+            ops.foldmap(simple, [ops.Edge(scaled_neighbour, "acc"), ops.Vertex(teleport_mix)],
                         call, direction="pull", **opts)
         else:
-            ops.edgemap(simple, normalized_neighbour, "acc", call, direction=direction, **opts)
+            ops.edgemap(simple, scaled_neighbour, "acc", call, direction=direction, **opts)
             ops.vertexmap(simple, teleport_mix, call, **opts)
         h, args["h_next"] = args["h_next"], h
+        y, args["y_next"] = args["y_next"], y
     info.converged = True  # a fixed number of iterations, as APPNP
     return finish(g, "feature_propagation", {"h_*": h}, info, return_info)
