@@ -50,7 +50,8 @@ def measure(run, spec, g, stats) -> None:
             span = int(max(cols["src"].max(), cols["dst"].max())) + 1
             want = _edge_keys(cols["src"], cols["dst"], span)
             if not kw["directed"]:
-                want = np.union1d(want, _edge_keys(cols["dst"], cols["src"], span))
+                back = _edge_keys(cols["dst"], cols["src"], span)
+                want = graphs.unique(np.concatenate([want, back]))
             ids = device.to_host(built.vertices).astype(np.int64)
             have = _edge_keys(ids[device.to_host(built.edge_sources)],
                               ids[device.to_host(built.out_indices)], span)

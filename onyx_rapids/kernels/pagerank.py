@@ -44,6 +44,7 @@ PER_LANE = 16  # light vertices: about this many in-edges per lane (rmat scale 2
 # 9 iterations: 16 -> 7.1 ms, 8 -> 7.3 ms, 4 -> 7.8 ms; a grid's in-degrees <= 4 give one bin)
 HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
+MAX_REGISTERS = 64  # per thread (see _make)
 
 
 UNIFORM, VECTOR = -1, -2  # ``source`` codes besides a vertex: t = 1/n, t = teleport[v]
@@ -96,7 +97,8 @@ def kernel(weighted: bool):
 def _make(gather):
     # 64 registers (74 unbounded) lets more warps hide the gathers' latency: 7.0 against 7.6 ms
     # for 9 iterations on rmat scale 22 (H100); the simulator takes no register limit
-    @cuda.jit(**({} if device.is_simulator() else {"max_registers": 64}))
+    @cuda.jit(**({} if device.is_simulator() or not MAX_REGISTERS
+                 else {"max_registers": MAX_REGISTERS}))
     def pagerank_fused(offsets, indices, weights, order, bin_start, bin_units, chunk_start,
                        chunk_slot, slot_vertex, slot_chunks, hacc, hcount, inv_out, ranks, ys,
                        stats, alpha, uniform, source, teleport, dangling, tol, max_iter, chunk,
