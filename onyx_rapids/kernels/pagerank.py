@@ -44,7 +44,12 @@ PER_LANE = 16  # light vertices: about this many in-edges per lane (rmat scale 2
 # 9 iterations: 16 -> 7.1 ms, 8 -> 7.3 ms, 4 -> 7.8 ms; a grid's in-degrees <= 4 give one bin)
 HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
-MAX_REGISTERS = 64  # per thread (see _make)
+# register cap per thread (0: none).  H100, 2026-11-24, ms per iteration, caps 64 / none
+# (scratch sweep quoted in benchmarks/NOTES.md): unweighted R-MAT 22 a=0.57 1.28 / 1.29, a=0.45
+# 1.47 / 1.25, uniform random (4.2M, 67M edges) 1.56 / 1.38, road 2048 0.233 / 0.247;
+# weighted 1.37 / 1.35, 1.85 / 1.49, 3.09 / 2.52, 0.475 / 0.257.  At 64 the kernel spilled
+# 48 bytes per thread, which cost the weighted gather most.
+MAX_REGISTERS = 0
 
 
 UNIFORM, VECTOR = -1, -2  # ``source`` codes besides a vertex: t = 1/n, t = teleport[v]
@@ -95,8 +100,7 @@ def kernel(weighted: bool):
 
 
 def _make(gather):
-    # 64 registers (74 unbounded) lets more warps hide the gathers' latency: 7.0 against 7.6 ms
-    # for 9 iterations on rmat scale 22 (H100); the simulator takes no register limit
+    # MAX_REGISTERS: see its comment; the simulator takes no register limit
     @cuda.jit(**({} if device.is_simulator() or not MAX_REGISTERS
                  else {"max_registers": MAX_REGISTERS}))
     def pagerank_fused(offsets, indices, weights, order, bin_start, bin_units, chunk_start,
