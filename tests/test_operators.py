@@ -424,7 +424,7 @@ def halve_into(f, v, x, y):
 
 @pytest.mark.parametrize("k, fa, width, fold", [(1, True, None, True), (3, True, None, False),
                                                 (8, True, 2, True), (40, True, 4, False),
-                                                (3, False, None, True)])
+                                                (40, True, 1, True), (3, False, None, True)])
 def test_max_change_step_matches_numpy(k, fa, width, fold):
     g, src, dst, x, w, _ = _setup(k, seed=20 + k)
     x[3, k - 1] = -7.5  # the largest |y| is a negative entry's
