@@ -33,7 +33,7 @@ import numpy as np
 import onyx_rapids as onyx
 
 from . import common, graphs, peers
-from .suites import ablation, construction, spmm, traversal
+from .suites import ablation, construction, hostmem, spmm, traversal
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class Suite:
     ks: tuple = ()
     quick_ks: tuple = ()
     settings: dict = field(default_factory=dict)
+    plot_value: str = "ms"  # the size-sweep plot's y: ms, or a params key (gb_s)
 
 
 R = "rmat:22:16"
@@ -88,6 +89,11 @@ SUITES = {s.name: s for s in (
           "(compile) time of every algorithm, result-frame time", construction.measure,
           construction.algorithms, R, "rmat:4:4", 3, False, peers=("cugraph",), ks=(4,),
           quick_ks=(2,)),
+    Suite("hostmem", "EMOGI: bfs, sssp, wcc, pagerank, feature_propagation with the edges in "
+          "device memory, in pinned host memory read zero-copy (aligned / merged / naive "
+          "reads) and in managed memory (UVM, cold), against pinned memcpy bandwidth",
+          hostmem.measure, hostmem.algorithms, "rmat:22:16,er:4194304:16",
+          "rmat:4:4,grid:4", 3, False, alternative="unified memory", plot_value="gb_s"),
 )}
 
 
@@ -260,13 +266,16 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _series(rows, x_key):
-    """{(algorithm, label): [(x, ms)]} of passing rows."""
+def _series(rows, x_key, value="ms"):
+    """{(algorithm, label): [(x, ms or params[value])]} of passing rows."""
     out = {}
     for r in rows:
         if r["status"] == "ok" and r["ms"] and r["check"] not in ("FAILED", "error"):
+            y = r["ms"] if value == "ms" else (r["params"] or {}).get(value)
+            if y is None:
+                continue
             label = r["variant"] if r["implementation"] == "ours" else r["implementation"]
-            out.setdefault((r["algorithm"], label), []).append((x_key(r), r["ms"]))
+            out.setdefault((r["algorithm"], label), []).append((x_key(r), y))
     return out
 
 
@@ -303,14 +312,14 @@ def draw_plots(report: dict, stem: Path, slugs: dict) -> tuple[list, str | None]
         save(fig, slug)
     rows = report["rows"]
     sweeps = [("k", lambda r: r["k"], "k")] if len({r["k"] for r in rows} - {None}) > 1 else []
-    if suite.name == "scaling" and len(report["graphs"]) > 1:
+    if suite.name in ("scaling", "hostmem") and len(report["graphs"]) > 1:
         sweeps.append(("m", lambda r: report["graphs"][r["graph"]]["m"], "edges m (stored)"))
     for suffix, key, xlabel in sweeps:
         groups = {}
         for r in rows:  # one panel per (graph, algorithm) for k; per (algorithm, k) for m
             panel = (r["graph"], r["algorithm"]) if suffix == "k" else (r["algorithm"], r["k"])
             groups.setdefault(panel, []).append(r)
-        groups = {p: _series(rs, key) for p, rs in groups.items()}
+        groups = {p: _series(rs, key, suite.plot_value) for p, rs in groups.items()}
         groups = {p: s for p, s in groups.items() if any(len(v) > 1 for v in s.values())}
         if not groups:
             continue
@@ -321,7 +330,7 @@ def draw_plots(report: dict, stem: Path, slugs: dict) -> tuple[list, str | None]
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel(xlabel)
-            ax.set_ylabel(suite.unit)
+            ax.set_ylabel(suite.unit if suite.plot_value == "ms" else suite.plot_value)
             ax.set_title(" ".join(str(p) for p in panel), fontsize=8)
             ax.legend(fontsize=6)
         save(fig, suffix)

@@ -12,6 +12,7 @@ chosen at import; see :mod:`onyx_rapids.device`.
 """
 
 from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
+from . import memory
 from . import datasets, frontier, operators, properties, registry
 from .acc import AccResult, acc
 from .algorithms.als import als
@@ -36,7 +37,7 @@ __version__ = "0.1.0"
 ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
-    "ALGORITHMS", "AccResult", "Edge", "Execution", "RunInfo", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "AccResult", "Edge", "Execution", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",

@@ -63,6 +63,8 @@ FILTERS = {"jit": kacc.JIT, "online": kacc.ONLINE, "ballot": kacc.BALLOT}
 DIRECTIONS = {"auto": kacc.AUTO, "push": kacc.PUSH, "pull": kacc.PULL}
 TRACE_ROWS = 1 << 16  # per-iteration trace kept for the first iterations
 COMPUTE_HEAD = ("u", "v", "e", "state")
+ALIGN_BYTES = 128  # EMOGI's aligned access: a warp's first read starts on this boundary
+NO_CLASS = 1 << 62  # a degree no vertex reaches: "naive" puts every vertex in the thread class
 VERTEX_HEAD = ("v", "state")
 
 
@@ -194,7 +196,7 @@ def _grid(block):
 def acc(g, state, compute, *, combine="min", active=None, settled=None, args=None,
         active_in=None, direction="auto", pull_fraction=0.3, filter="jit", threshold=64,
         fused=False, max_iter=None, block_size=None, medium_degree=32, large_degree=1024,
-        parent=None) -> AccResult:
+        parent=None, edge_access=None) -> AccResult:
     """Run Active-Compute-Combine from ``active_in`` (a bit-vector; None: every vertex) until
     no state improves; ``state`` is updated in place.  Returns an :class:`AccResult`.
 
@@ -206,12 +208,19 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     warp / a block.  ``parent`` (an int32 or int64 device array of length n) receives, for
     every vertex that improved, a u whose offer improved it: a valid parent when every
     improving offer of one iteration is the same value (BFS levels), not in general (a later,
-    smaller offer may lose the race to write it)."""
+    smaller offer may lose the race to write it).  ``edge_access`` (the
+    :class:`~onyx_rapids.execution.Execution` option) overrides the degree classes: "naive"
+    gives every worklist vertex a thread, "merged" and "aligned" a warp (a block from
+    ``large_degree`` on), "aligned" with 128-byte-aligned first reads, and pulls then take a
+    warp per vertex; None: "aligned" on a host-placed graph, else "degree" (the classes)."""
     # the options shared with the algorithms are checked where theirs are: by Execution
     Execution(direction=direction, pull_fraction=pull_fraction, filter=filter,
-              threshold=threshold, fused=fused, block_size=block_size)
+              threshold=threshold, fused=fused, block_size=block_size, edge_access=edge_access)
     direction = "auto" if direction is None else direction
     _check(g, state, combine, max_iter, medium_degree, large_degree)
+    if edge_access is None:
+        edge_access = "aligned" if g.placement == "host" else "degree"
+
     if active_in is not None and (getattr(active_in, "shape", None) != (fr.words(g.n),)
                                   or np.dtype(active_in.dtype) != np.uint32):
         raise ValueError(f"active_in must be a uint32 bit-vector of {fr.words(g.n)} words "
@@ -233,12 +242,19 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     block = device.block_threads(block_size, 256, simulator_default=32)
     grid = _grid(block)
     group = min(32, next_pow2(max(1, round(m / max(n, 1)))))
+    align = 0
+    if edge_access == "naive":
+        medium_degree = large_degree = NO_CLASS
+    elif edge_access in ("merged", "aligned"):
+        medium_degree, group = 1, 32
+        if edge_access == "aligned":
+            align = ALIGN_BYTES // np.dtype(g.index_dtype).itemsize
     key = ("acc", compute, active, settled, combine, group, int(threshold), int(medium_degree),
-           int(large_degree), block, track)
+           int(large_degree), block, track, align)
     kernels = KERNEL_CACHE.get(key, lambda: kacc.build(
         compute, active, settled, combine, group=group, threshold=int(threshold),
         medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
-        track_parent=track))
+        track_parent=track, align=align))
 
     ident = device.asarray(np.array([_identity(state.dtype, combine)]))
     words = fr.words(n)

@@ -867,7 +867,7 @@ def _option_help(name: str, default) -> str:
         "block_size": "CUDA threads per block (a multiple of 32 in [32, 1024])",
         "filter": "worklist construction of the traversals",
         "threshold": "bin entries per thread before the online filter overflows",
-        "placement": "where the graph's edge arrays live",
+        "edge_access": "how traversal kernels read a vertex's edges (EMOGI: merged, aligned)",
     }.get(name, "execution option")
     default_text = "the algorithm's" if default is None else repr(default)
     return (f"{doc} (default: {default_text}; supported by "
@@ -884,7 +884,8 @@ def _add_execution_flags(group) -> None:
             continue
         flag = _flag(f.name)
         annotation = str(f.type)
-        choices = getattr(execution, f.name.upper() + "S", None)
+        choices = getattr(execution, f.name.upper() + "S", getattr(execution, f.name.upper(),
+                                                                   None))
         if annotation == "bool | str":  # True / False or "auto": --X, --no-X, --X auto
             group.add_argument(flag, dest=f.name, nargs="?", const=True, choices=("auto",),
                                default=None, help=_option_help(f.name, f.default))

@@ -303,15 +303,30 @@ def is_device_array(a) -> bool:
     return isinstance(a, np.ndarray)
 
 
+def _simulated_budget(shape, dtype) -> None:
+    """Under the simulator (no memory pool to cap) a request is checked against the device
+    budget here (:mod:`onyx_rapids.memory`)."""
+    if BACKEND != "gpu":
+        from . import memory
+
+        if memory.device_budget() is not None:
+            count = int(np.prod(shape, dtype=np.int64))
+            memory.reserve(f"an array of {shape} {np.dtype(dtype).name}",
+                           count * np.dtype(dtype).itemsize)
+
+
 def empty(shape, dtype):
+    _simulated_budget(shape, dtype)
     return xp.empty(shape, dtype=dtype)
 
 
 def zeros(shape, dtype):
+    _simulated_budget(shape, dtype)
     return xp.zeros(shape, dtype=dtype)
 
 
 def full(shape, value, dtype):
+    _simulated_budget(shape, dtype)
     return xp.full(shape, value, dtype=dtype)
 
 

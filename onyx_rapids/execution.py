@@ -3,8 +3,8 @@
 An algorithm's mathematical parameters (``alpha``, ``tol``, ``sources``, ...) say *what* it
 computes; an :class:`Execution` says *how*: ONYX's feature-aware lanes, change-driven
 iterations and kernel folding, SIMD-X's push/pull direction, fused persistent kernels and
-worklist filters, launch geometry, and (reserved for the work that follows) data placement,
-approximation knobs and autotuning.  Every public algorithm takes ``execution=`` and, as a thin
+worklist filters, launch geometry, how kernels read edges (EMOGI), and (reserved for the work
+that follows) approximation knobs and autotuning.  Every public algorithm takes ``execution=`` and, as a thin
 convenience, the same fields as keyword arguments (which override ``execution``'s)::
 
     >>> import onyx_rapids as onyx
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Execution", "OPTIONS", "DIRECTIONS", "FILTERS", "PLACEMENTS"]
+__all__ = ["Execution", "OPTIONS", "DIRECTIONS", "FILTERS", "EDGE_ACCESS"]
 
 DIRECTIONS = ("push", "pull", "auto")
 FILTERS = ("jit", "online", "ballot")
-PLACEMENTS = ("device",)
+EDGE_ACCESS = ("degree", "naive", "merged", "aligned")
 
 
 def _is_int(value) -> bool:
@@ -90,9 +90,13 @@ class Execution:
         ballot scan).
     threshold : int, default 64
         Bin entries per thread before the online filter overflows to the ballot scan.
-    placement : {"device"}, default "device"
-        Where the graph's edge arrays live (host placement is reserved for graphs larger than
-        the GPU's memory).
+    edge_access : {"degree", "naive", "merged", "aligned"} or None, default None
+        How traversal kernels read a worklist vertex's edges: by out-degree class, a thread /
+        a warp / a block per vertex (``"degree"``, SIMD-X); a thread per vertex (``"naive"``);
+        a warp per vertex, lanes reading consecutive edges (``"merged"``, EMOGI); or merged
+        with each warp's first read moved down to a 128-byte boundary (``"aligned"``, EMOGI's
+        best for zero-copy reads).  None: ``"aligned"`` on a graph whose edges are placed on
+        the host (:mod:`onyx_rapids.memory`), ``"degree"`` on the device.
     approximation, tuning : None
         Reserved for approximation knobs and the autotuner; must be None today.
 
@@ -114,7 +118,7 @@ class Execution:
     width: int | None = None
     filter: str = "jit"
     threshold: int = 64
-    placement: str = "device"
+    edge_access: str | None = None
     approximation: object = None
     tuning: object = None
 
@@ -131,7 +135,7 @@ class Execution:
         set_(self, "fused", _bool("fused", self.fused, optional=True))
         _choice("direction", self.direction, DIRECTIONS, optional=True)
         _choice("filter", self.filter, FILTERS)
-        _choice("placement", self.placement, PLACEMENTS)
+        _choice("edge_access", self.edge_access, EDGE_ACCESS, optional=True)
         fraction = self.pull_fraction
         if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float,
                                                                                np.floating)) \

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import device
+from . import device, memory
 from .device import xp
 
 __all__ = ["Graph"]
@@ -234,8 +234,10 @@ class Graph:
         multigraph: bool = False,
         sides=None,
         side_names=None,
+        placement: str = "device",
     ):
         self.vertices = vertices
+        self.placement = placement
         self.n = int(vertices.shape[0])
         self.m = int(out_indices.shape[0])
         self.directed = bool(directed)
@@ -270,6 +272,7 @@ class Graph:
         directed: bool = True,
         vertices=None,
         multigraph: bool = False,
+        placement: str = "auto",
     ) -> "Graph":
         """A graph from an edge frame: a pandas or cuDF DataFrame, or a pyarrow Table.
 
@@ -291,6 +294,14 @@ class Graph:
             destination) -- for ``directed=False`` the same unordered pair, in either order --
             are one edge, which keeps the weights of the first such row; a self-loop is kept
             once. True keeps every row as an edge.
+        placement : {"auto", "device", "host"}
+            Where the edge arrays live (:mod:`onyx_rapids.memory`): device memory, or pinned
+            host memory that kernels read zero-copy over PCIe (graphs larger than the GPU);
+            "auto" keeps them on the device when they take at most half of the device memory
+            still available (:func:`onyx_rapids.memory.device_available`, which honours the
+            device budget), else on the host.  ``g.placement`` says which.  The graph is
+            built on the device either way (peak about 40 bytes per edge row), then its edge
+            arrays move.
 
         Examples
         --------
@@ -311,10 +322,12 @@ class Graph:
 
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
+        placement = memory.check_placement(placement)
         src, dst, weights, names = io.read_edgelist(df, source, destination, weight)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-        return cls._from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
-                             extra_vertices=extra)
+        return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
+                                             multigraph=multigraph, extra_vertices=extra),
+                       placement, src.shape[0] * (1 if directed else 2), weights)
 
     @classmethod
     def from_parquet(
@@ -326,12 +339,13 @@ class Graph:
         directed: bool = True,
         vertices=None,
         multigraph: bool = False,
+        placement: str = "auto",
     ) -> "Graph":
         """A graph from a Parquet file (or a directory of them), reading only the named columns.
 
         Uses ``cudf.read_parquet`` on a GPU with cuDF installed, ``pyarrow.parquet`` otherwise;
         the arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
-        ``multigraph=True``).
+        ``multigraph=True``), ``placement`` as well.
 
         >>> g = Graph.from_parquet("edges.parquet", source="u", destination="v",
         ...                        weight="rating", directed=False)  # doctest: +SKIP
@@ -340,15 +354,17 @@ class Graph:
 
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
+        placement = memory.check_placement(placement)
         table = io.read_parquet_edges(path, source, destination, weight)
         src, dst, weights, names = io.read_edgelist(table, source, destination, weight)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-        return cls._from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
-                             extra_vertices=extra)
+        return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
+                                             multigraph=multigraph, extra_vertices=extra),
+                       placement, src.shape[0] * (1 if directed else 2), weights)
 
     @classmethod
     def from_csr(cls, offsets, indices=None, weights=None, directed: bool = True,
-                 multigraph: bool = False) -> "Graph":
+                 multigraph: bool = False, placement: str = "auto") -> "Graph":
         """A graph on vertices 0..n-1 from CSR arrays (NumPy or CuPy) or a SciPy sparse matrix.
 
         ``offsets`` (n+1) and ``indices`` (m) are validated (offsets[0] == 0, non-decreasing,
@@ -359,6 +375,7 @@ class Graph:
         ``directed=False`` expects the symmetric structure of an undirected graph (each u->v
         has a v->u of the same weight) and stores it as given. Repeated (row, column) entries
         are one edge keeping the first entry's weights, unless ``multigraph=True``.
+        ``placement`` as in :meth:`from_edgelist`.
 
         >>> import numpy as np
         >>> g = Graph.from_csr(np.array([0, 2, 3, 3]), np.array([2, 1, 0]))
@@ -373,23 +390,29 @@ class Graph:
 
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
+        placement = memory.check_placement(placement)
         offsets, indices, weights, names = io.read_csr(offsets, indices, weights)
         n = int(offsets.shape[0]) - 1
         m = int(indices.shape[0])
-        src = xp.searchsorted(offsets, xp.arange(m, dtype=np.int64), side="right") - 1
-        vertices = xp.arange(n, dtype=np.int64)
-        return cls._build(vertices, src.astype(np.int64), indices.astype(np.int64), weights,
-                          names, directed=directed, multigraph=multigraph,
-                          symmetric_input=not directed)
+
+        def build():
+            src = xp.searchsorted(offsets, xp.arange(m, dtype=np.int64), side="right") - 1
+            vertices = xp.arange(n, dtype=np.int64)
+            return cls._build(vertices, src.astype(np.int64), indices.astype(np.int64), weights,
+                              names, directed=directed, multigraph=multigraph,
+                              symmetric_input=not directed)
+
+        return _placed(build, placement, m, weights)
 
     @classmethod
-    def from_cugraph(cls, G, multigraph: bool = False) -> "Graph":
+    def from_cugraph(cls, G, multigraph: bool = False, placement: str = "auto") -> "Graph":
         """A graph from a single-GPU ``cugraph.Graph``, on the device with no host round trip.
 
         Reads the edge list ``G`` keeps in original ids (``G.view_edge_list()``, a device
         frame) and its vertex list (isolated vertices included); undirected edges are stored
         both ways as in :meth:`from_edgelist`. cuGraph's ``Graph`` has no parallel edges; pass
         ``multigraph=True`` to keep those of a ``cugraph.MultiGraph`` (else they are merged).
+        ``placement`` as in :meth:`from_edgelist`.
 
         >>> import cudf, cugraph  # doctest: +SKIP
         >>> G = cugraph.Graph(directed=True)  # doctest: +SKIP
@@ -401,12 +424,15 @@ class Graph:
         from . import io
 
         multigraph = _check_flag(multigraph, "multigraph")
+        placement = memory.check_placement(placement)
         src, dst, weights, names, directed, extra = io.read_cugraph(G)
-        return cls._from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
-                             extra_vertices=extra)
+        return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
+                                             multigraph=multigraph, extra_vertices=extra),
+                       placement, src.shape[0] * (1 if directed else 2), weights)
 
     @classmethod
-    def from_bipartite(cls, df, left, right, weight=None, multigraph: bool = False) -> "Graph":
+    def from_bipartite(cls, df, left, right, weight=None, multigraph: bool = False,
+                       placement: str = "auto") -> "Graph":
         """An undirected bipartite graph (users and items, say) whose two sides have separate
         id namespaces: user 5 and item 5 are two vertices.
 
@@ -421,6 +447,8 @@ class Graph:
         multigraph : bool
             False (the default): rows with the same (left, right) pair are one edge, keeping
             the first row's weights. True keeps every row.
+        placement : {"auto", "device", "host"}
+            Where the edge arrays live, as in :meth:`from_edgelist`.
 
         Returns
         -------
@@ -445,6 +473,7 @@ class Graph:
         from . import io
 
         multigraph = _check_flag(multigraph, "multigraph")
+        placement = memory.check_placement(placement)
         io.check_column_name(left, "left")
         io.check_column_name(right, "right")
         if left == right:
@@ -452,16 +481,20 @@ class Graph:
                              "columns of the two sides (e.g. left='user', right='item')")
         lids, rids, weights, names = io.read_edgelist(df, left, right, weight,
                                                       arg_names=("left", "right"))
-        left_ids, (src,) = _renumber([lids])
-        right_ids, (dst,) = _renumber([rids])
-        nl, nr = int(left_ids.shape[0]), int(right_ids.shape[0])
-        if nl + nr > np.iinfo(dst.dtype).max:
-            dst = dst.astype(np.int64)
-        dst += dst.dtype.type(nl)
-        sides = xp.concatenate([xp.zeros(nl, dtype=np.int8), xp.ones(nr, dtype=np.int8)])
-        return cls._build(xp.concatenate([left_ids, right_ids]), src, dst, weights, names,
-                          directed=False, multigraph=multigraph, sides=sides,
-                          side_names=(left, right))
+
+        def build():
+            left_ids, (src,) = _renumber([lids])
+            right_ids, (dst,) = _renumber([rids])
+            nl, nr = int(left_ids.shape[0]), int(right_ids.shape[0])
+            if nl + nr > np.iinfo(dst.dtype).max:
+                dst = dst.astype(np.int64)
+            dst += dst.dtype.type(nl)
+            sides = xp.concatenate([xp.zeros(nl, dtype=np.int8), xp.ones(nr, dtype=np.int8)])
+            return cls._build(xp.concatenate([left_ids, right_ids]), src, dst, weights, names,
+                              directed=False, multigraph=multigraph, sides=sides,
+                              side_names=(left, right))
+
+        return _placed(build, placement, 2 * lids.shape[0], weights)
 
     # ------------------------------------------------------------------ building
 
@@ -638,6 +671,77 @@ class Graph:
         g._cache["edge_sources"] = src_sorted
         return g
 
+    # ------------------------------------------------------------------ placement
+
+    #: The per-edge arrays that placement moves (the per-vertex ones stay on the device).
+    EDGE_ARRAYS = ("out_indices", "in_indices", "in_edge_ids", "edge_weights", "_reverse_edge")
+
+    def edge_bytes(self) -> int:
+        """Bytes of the edge arrays (each distinct array once: a simple undirected graph's
+        CSC shares its CSR's)."""
+        seen = {}
+        for name in self.EDGE_ARRAYS:
+            a = getattr(self, name)
+            if a is not None:
+                seen[id(a)] = int(a.nbytes)
+        return sum(seen.values())
+
+    def to(self, placement: str) -> "Graph":
+        """This graph with its edge arrays in ``placement`` ("device", "host" or "auto"; see
+        :meth:`from_edgelist`): ``self`` when they are there already, else a new Graph sharing
+        the per-vertex arrays (arrays shared within the graph stay shared; derived data is
+        rebuilt on use, except the edge sources, which move along).
+
+        >>> import pandas as pd
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+        >>> h = g.to("host")
+        >>> h.placement, h.m, device.to_host(h.out_indices).tolist()
+        ('host', 2, [1, 2])
+        """
+        placement = memory.check_placement(placement)
+        if placement == "auto":
+            placement = _auto_placement(self.edge_bytes(), on_device=self.placement == "device")
+        if placement == self.placement:
+            return self
+        if placement == "device":
+            memory.reserve(f"moving the edge arrays of a graph of {self.m} edges to the device",
+                           self.edge_bytes(), "keep placement='host', or raise the budget")
+        moved: dict = {}
+
+        def move(a):
+            if a is None:
+                return None
+            if id(a) not in moved:
+                moved[id(a)] = memory.to_host_placed(a) if placement == "host" \
+                    else device.xp.array(a, copy=True)
+            return moved[id(a)]
+
+        g = Graph(vertices=self.vertices, out_offsets=self.out_offsets,
+                  out_indices=move(self.out_indices), in_offsets=self.in_offsets,
+                  in_indices=move(self.in_indices), in_edge_ids=move(self.in_edge_ids),
+                  out_degree=self.out_degree, in_degree=self.in_degree,
+                  edge_weights=move(self.edge_weights), weight_names=self.weight_names,
+                  directed=self.directed, reverse_edge=move(self._reverse_edge),
+                  multigraph=self.multigraph, sides=self.sides, side_names=self.side_names,
+                  placement=placement)
+        if "edge_sources" in self._cache:
+            g._cache["edge_sources"] = move(self._cache["edge_sources"])
+        return g
+
+    def _placed_value(self, value):
+        """Derived data of a host-placed graph: per-edge arrays (length m) go to the host too,
+        a derived graph takes this one's placement."""
+        if self.placement != "host":
+            return value
+        if isinstance(value, Graph):
+            return value.to("host")
+        if isinstance(value, tuple):
+            return tuple(self._placed_value(v) for v in value)
+        if device.is_device_array(value) and value.ndim >= 1 and self.m > 0 \
+                and value.shape[0] == self.m and not memory.is_host_placed(value):
+            return memory.to_host_placed(value)
+        return value
+
     # ------------------------------------------------------------------ derived data
 
     def cached(self, key, build):
@@ -674,7 +778,7 @@ class Graph:
         except TypeError:
             raise TypeError(f"key must be hashable (a str or a tuple of them), got "
                             f"{type(key).__name__} {key!r}") from None
-        value = build()
+        value = self._placed_value(build())
         self._cache[key] = value
         return value
 
@@ -1050,6 +1154,8 @@ class Graph:
             "max_in_degree": int(self.in_degree.max()) if self.n else 0,
             "self_loops": loops,
             "index_dtype": str(self.index_dtype),
+            "placement": self.placement,
+            "edge_bytes": self.edge_bytes(),
             "backend": device.BACKEND,
         }
 
@@ -1059,8 +1165,32 @@ class Graph:
         return (
             f"Graph(n={self.n}, m={self.m}, directed={self.directed}, "
             f"multigraph={self.multigraph}{weights}{sides}, "
-            f"index_dtype={self.index_dtype}, backend={device.BACKEND})"
+            f"index_dtype={self.index_dtype}, placement={self.placement}, "
+            f"backend={device.BACKEND})"
         )
+
+
+def _auto_placement(edge_bytes: int, on_device: bool) -> str:
+    """"device" when the edge arrays take at most :data:`memory.AUTO_FRACTION` of the device
+    memory the library may use (counting their own bytes as usable when they are already
+    there), else "host"."""
+    counted = on_device and device.BACKEND == "gpu"  # the simulator tracks no usage
+    usable = memory.device_available() + (edge_bytes if counted else 0)
+    return "device" if edge_bytes <= memory.AUTO_FRACTION * usable else "host"
+
+
+def _placed(build, placement: str, rows: int, weights) -> "Graph":
+    """Build a graph on the device (``build()``), out-of-memory failures named, then place
+    its edge arrays.  ``rows`` edge rows (stored both ways already counted) with ``weights``:
+    the finished CSR/CSC's int32 arrays and float32 weights, a lower bound of the build's
+    needs, are checked against the budget first."""
+    columns = 0 if weights is None else (weights.shape[1] if weights.ndim == 2 else 1)
+    need = int(rows) * (3 * 4 + 4 * columns)
+    with memory.allocating(f"building a graph of {int(rows)} edge rows on the device", need,
+                           "build it before setting a lower budget, or use a GPU with more "
+                           "memory (graphs are built on the device, then placed)"):
+        g = build()
+    return g.to(placement)
 
 
 def _check_flag(value, arg: str) -> bool:

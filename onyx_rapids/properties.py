@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import device
+from . import device, memory
 from .kernels import columns
 
 FLOAT = np.float32
@@ -19,6 +19,11 @@ def vertex_property(g, k: int, fill: float = 0.0, dtype=FLOAT):
     """A new ``n x k`` property of ``g`` filled with ``fill``."""
     if int(k) < 1:
         raise ValueError(f"k (features per vertex) must be positive, got {k}")
+    dtype = np.dtype(dtype)
+    memory.reserve(f"a vertex property of {g.n} x {int(k)} {dtype.name}",
+                   g.n * int(k) * dtype.itemsize,
+                   "vertex properties always live on the device: raise the budget or use "
+                   "fewer features")
     return device.full((g.n, int(k)), fill, dtype)
 
 

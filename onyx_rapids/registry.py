@@ -24,6 +24,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
+from . import memory
 from .execution import OPTIONS, Execution
 
 __all__ = ["ALGORITHMS", "Algorithm", "Input", "Refuse", "algorithm", "get", "unsupported"]
@@ -180,7 +181,9 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
         @functools.wraps(function)
         def run(g, *args, execution=None, **kwargs):
             given = {k: kwargs.pop(k) for k in list(kwargs) if k in OPTIONS}
-            return function(g, *args, execution=spec.resolve(execution, **given), **kwargs)
+            execution = spec.resolve(execution, **given)
+            with memory.running(name):
+                return function(g, *args, execution=execution, **kwargs)
 
         spec = Algorithm(name=name, function=run, summary=summary, graph=graph,
                          weights=weights, inputs=tuple(inputs), columns=tuple(columns),

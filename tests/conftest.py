@@ -17,3 +17,9 @@ def _gpu_marker_needs_gpu(request):
 
         if device.BACKEND != "gpu":
             pytest.fail("this test is marked gpu and needs a CUDA GPU (backend is %s)" % device.BACKEND)
+    if request.node.get_closest_marker("simulator") is not None:
+        from onyx_rapids import device
+
+        if device.BACKEND != "simulator":
+            pytest.fail("this test is marked simulator (its budget accounting); deselect it on a "
+                        "GPU with -m 'not simulator'")

@@ -36,7 +36,7 @@ def test_every_public_algorithm_is_registered_with_its_function():
     (dict(block_size=48), "block_size must be None or a multiple of 32"),
     (dict(filter="fast"), "filter must be one of"),
     (dict(threshold=0), "threshold"),
-    (dict(placement="host"), "placement must be one of"),
+    (dict(edge_access="sideways"), "edge_access must be one of"),
     (dict(tuning="auto"), "reserved"),
 ])
 def test_execution_validates_each_option_once(options, match):

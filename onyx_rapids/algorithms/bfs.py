@@ -67,7 +67,7 @@ def original_parents(g, parent):
             Input("sources", "vertices", required=False, help="k start vertices at once")),
     columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
-                 feature_aware=None, block_size=None),
+                 feature_aware=None, block_size=None, edge_access=None),
     defaults=dict(direction="auto", fused=True), iterative=True)
 def bfs(g, source=None, sources=None, *, start=None, execution, return_info=False):
     """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
@@ -83,7 +83,8 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
     execution : Execution, optional
         How to run (also as keywords): ``direction`` ("auto"), ``pull_fraction``, ``filter``,
         ``threshold``, ``fused`` (True: the single-source traversal runs as one persistent
-        kernel), ``feature_aware`` (the k-source run), ``block_size``.
+        kernel), ``feature_aware`` (the k-source run), ``block_size``, ``edge_access`` (the
+        single-source run: how a vertex's edges are read; "aligned" on a host-placed graph).
     return_info : bool
         Also return a :class:`~onyx_rapids.algorithms._common.RunInfo`.
 
@@ -117,7 +118,8 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
         parent = device.full(g.n, -1, g.out_indices.dtype)
         run = acc(g, distance[:, 0], hop, combine="min", settled=reached, active_in=active,
                   direction=direction, pull_fraction=pull_fraction, filter=filter,
-                  threshold=threshold, fused=fused, block_size=block_size, parent=parent)
+                  threshold=threshold, fused=fused, block_size=block_size, parent=parent,
+                  edge_access=execution.edge_access)
         info = Info(iterations=run.iterations, converged=run.converged,
                     variant=acc_facts(run, direction, filter), directions=run.directions)
         return finish(g, "bfs", {"distance": distance[:, 0],

@@ -48,7 +48,7 @@ def offer_label(u, v, e, label):
     summary="component labels (smallest original id) by union-find or label propagation",
     columns=("vertex", "labels"),
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
-                 block_size=None),
+                 block_size=None, edge_access=None),
     iterative=True)
 def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
                                 return_info=False):
@@ -68,8 +68,8 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
         propagation needs a round per hop).
     execution : Execution, optional
         How to run (also as keywords): ``block_size``, and for ``"propagate"`` only
-        ``direction`` ("auto"), ``pull_fraction``, ``filter``, ``threshold`` and ``fused``
-        (False).
+        ``direction`` ("auto"), ``pull_fraction``, ``filter``, ``threshold``, ``fused``
+        (False) and ``edge_access``.
     return_info : bool
         Also return a RunInfo (``method``; ``phases`` for ``"propagate"``).
 
@@ -144,7 +144,8 @@ def _propagate(g, *, execution, jump_every, return_info):
         phases += 1
         run = acc(und, label, offer_label, combine="min", direction=direction,
                   pull_fraction=pull_fraction, filter=filter, threshold=threshold, fused=fused,
-                  max_iter=jump_every, block_size=block_size)
+                  max_iter=jump_every, block_size=block_size,
+                  edge_access=execution.edge_access)
         for key in ("iterations", "push", "pull", "ballot"):
             total[key] += getattr(run, key)
         directions.extend(run.directions)

@@ -138,7 +138,7 @@ def _edge_weights(g, weight=None):
             Input("sources", "vertices", required=False, help="k start vertices at once")),
     columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
-                 feature_aware=None, block_size=None),
+                 feature_aware=None, block_size=None, edge_access=None),
     defaults=dict(fused=True), iterative=True)
 def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
          return_info=False):
@@ -207,7 +207,8 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     if sources is None:
         _one_source(g, distance[:, 0], weight, delta, info, dict(
             direction=direction, pull_fraction=pull_fraction, filter=filter,
-            threshold=threshold, fused=fused, block_size=block_size))
+            threshold=threshold, fused=fused, block_size=block_size,
+            edge_access=execution.edge_access))
     bound = -math.inf
     while sources is not None:
         pending = distance < offered
@@ -235,7 +236,8 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         return finish(g, "sssp", {"distance_*": distance}, info, return_info)
     return finish(g, "sssp", {"distance": distance[:, 0],
                               "predecessor": _predecessors(g, distance, weight, starts[0],
-                                                           direction, pull_fraction)},
+                                                           direction, pull_fraction,
+                                                           execution.edge_access)},
                   info, return_info)
 
 
@@ -266,7 +268,7 @@ def _one_source(g, dist, weight, delta, info, acc_opts):
         offered[done] = dist[done]
 
 
-def _predecessors(g, distance, weight, start, direction, pull_fraction):
+def _predecessors(g, distance, weight, start, direction, pull_fraction, edge_access):
     """Original-id predecessors by a bfs over the tight edges (see the module docstring), as
     ``(ids, valid)``: none (the source, unreachable vertices) is a null."""
     hops = device.full(g.n, HOPS_UNREACHED, np.int32)
@@ -275,5 +277,5 @@ def _predecessors(g, distance, weight, start, direction, pull_fraction):
     acc(g, hops, tight_hop, combine="min", settled=hop_reached,
         args=dict(distance=distance, weight=weight),
         active_in=frontier.from_vertices(g.n, [start]), direction=direction,
-        pull_fraction=pull_fraction, fused=True, parent=parent)
+        pull_fraction=pull_fraction, fused=True, parent=parent, edge_access=edge_access)
     return original_parents(g, parent)

@@ -64,11 +64,16 @@ def bind(fn, head: tuple, extras: tuple):
 
 
 def build(compute, active, settled, combine: str, *, group: int, threshold: int,
-          medium_degree: int, large_degree: int, block: int, track_parent: bool = False):
+          medium_degree: int, large_degree: int, block: int, track_parent: bool = False,
+          align: int = 0):
     """The kernels for one (compute, active, settled, combine) and launch shape.
 
     ``track_parent``: an improving offer from u also writes ``parent[v] = u`` (push: after the
-    atomic that improved v; pull: the u of the group's best offer)."""
+    atomic that improved v; pull: the u of the group's best offer).  ``align`` (a power of
+    two, in edges; 0: none): warps and blocks start reading a vertex's edges at the multiple of
+    ``align`` at or below its first edge, the lanes before it idle, so that every read request
+    of the group starts on a 128-byte boundary (EMOGI's aligned access: over PCIe a request
+    that straddles a boundary costs two)."""
     is_min = combine == "min"
     TRACK = bool(track_parent)
     G = int(group)
@@ -76,6 +81,14 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     MED = int(medium_degree)
     LARGE = int(large_degree)
     WARPS = block // 32
+    ALIGN = int(align)
+
+    @cuda.jit(device=True, inline=True)
+    def first_read(start):
+        """Where a group's reads of the edges from ``start`` on begin (see ``align``)."""
+        if ALIGN > 0:
+            return start - (start & (ALIGN - 1))
+        return start
 
     @cuda.jit(device=True, inline=True)
     def degree_class(deg):
@@ -140,14 +153,19 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
         lane = cuda.laneid
         for i in range(tid // 32, ctrc[C_MEDIUM], nthreads // 32):  # medium: a warp
             u = q[1, i]
-            for e in range(out_off[u] + lane, out_off[u + 1], 32):
-                nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
-                           ctrn, filter_mode, parent)
+            start = out_off[u]
+            for e in range(first_read(start) + lane, out_off[u + 1], 32):
+                if e >= start:
+                    nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
+                               ctrn, filter_mode, parent)
         for i in range(cuda.blockIdx.x, ctrc[C_LARGE], cuda.gridDim.x):  # large: a block
             u = q[2, i]
-            for e in range(out_off[u] + cuda.threadIdx.x, out_off[u + 1], cuda.blockDim.x):
-                nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
-                           ctrn, filter_mode, parent)
+            start = out_off[u]
+            for e in range(first_read(start) + cuda.threadIdx.x, out_off[u + 1],
+                           cuda.blockDim.x):
+                if e >= start:
+                    nb = relax(u, out_idx[e], e, nb, tid, state, aux, nbits, bins, out_off, qn,
+                               ctrn, filter_mode, parent)
         binc[tid] = nb
 
     @cuda.jit(device=True)
@@ -167,7 +185,10 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
             best = ident[0]
             bu = in_idx[0] if in_idx.shape[0] else 0
             if valid:
-                for e in range(in_off[v] + sub, in_off[v + 1], G):
+                start = in_off[v]
+                for e in range(first_read(start) + sub, in_off[v + 1], G):
+                    if e < start:
+                        continue
                     u = in_idx[e]
                     if is_active(fbits, u) and active(u, state, aux):
                         val = compute(u, v, in_eid[e], state, aux)

@@ -1,0 +1,282 @@
+"""Suite ``hostmem`` (EMOGI; directed-mode graphs): the same traversals and propagations with
+the graph's edge arrays in device memory, in pinned host memory read zero-copy (placement
+``"host"``), and in CUDA managed memory (the unified-memory baseline), in one run.
+
+* case ``pinned memcpy``: one ``cudaMemcpy`` host-to-device of as many bytes as the CSR's
+  indices, from a pinned buffer (median of 5): the PCIe bandwidth the zero-copy rows are
+  measured against.
+* ``bfs`` and ``sssp`` (from the vertex of largest out-degree, pushing top-down as EMOGI's
+  kernels do) and ``weakly_connected_components`` (``method="propagate"``): variants ``host
+  aligned`` (ours: the host default), ``host merged``, ``host naive`` (EMOGI's ablation:
+  ``edge_access``), ``device`` (the graph in device memory), ``uvm`` (the CSR/CSC in managed
+  memory with read-mostly advice; every timed call starts cold: the host rewrites the arrays
+  first, so their pages are on the host).  ``pagerank`` (unweighted, the fused kernel),
+  ``feature_propagation`` at k = 1 and 32 (10 iterations): ``host``, ``device``, ``uvm``.
+* Every row is checked against the device row (exact for bfs / wcc, relative 1e-4 for sssp,
+  1e-5 for the propagations).  ``params`` hold the edge-array bytes the run had to read (bfs:
+  the reached vertices' out-edges, ids; sssp: the same with weights, a lower bound; wcc: the
+  CSR once, a lower bound; pagerank / feature_propagation: the CSC ids (and weights) per
+  iteration) and ``gb_s`` = those bytes over the time, with ``fraction_of_memcpy``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from onyx_rapids import device, memory
+from onyx_rapids.graph import Graph
+
+from .. import catalog
+from ..common import column, compare, free_memory, median, time_calls, timed
+
+ALGORITHMS = ("bfs", "sssp", "weakly_connected_components", "pagerank", "feature_propagation")
+ACCESS = ("aligned", "merged", "naive")
+FP_ITERATIONS = 10
+MIN_HEADROOM = 128 * 2**20
+
+
+def algorithms():
+    return ALGORITHMS
+
+
+def _memcpy_row(run, graph, nbytes):
+    xp = device.xp
+    row = run.row(graph, "pinned memcpy", "host-to-device", "cudaMemcpy", "cupy", "peer",
+                  label="cupy ndarray.set(pinned array)", params={"bytes": nbytes})
+    if device.BACKEND != "gpu":
+        row["status"] = "n/a: no GPU"
+        return None
+    import cupyx
+
+    src = cupyx.empty_pinned((nbytes,), dtype=np.uint8)
+    src[:] = np.arange(nbytes, dtype=np.uint64).astype(np.uint8)
+    dst = xp.empty(nbytes, dtype=np.uint8)
+    run.timed(row, lambda: dst.set(src), repeat=max(run.repeat, 5))
+    bad = int((dst[:4096].get() != src[:4096]).sum())
+    run.check(row, {"against": "the host bytes", "metric": "mismatches", "value": bad,
+                    "ok": bad == 0}, f"memcpy {graph}")
+    if row["ms"]:
+        row["params"]["gb_s"] = nbytes / (row["ms"] * 1e6)
+        run.log(f"pinned memcpy on {graph}: {nbytes / 1e9:.2f} GB at "
+                f"{row['params']['gb_s']:.1f} GB/s")
+        return row["params"]["gb_s"]
+    return None
+
+
+class Managed:
+    """The graph with its edge arrays in CUDA managed memory (read-mostly advice), and
+    ``cold()``: the host rewrites them, so that their pages leave the device."""
+
+    def __init__(self, g):
+        self.host, self.arrays, self.advice = [], {}, "read-mostly"
+        for name in Graph.EDGE_ARRAYS:
+            a = getattr(g, name)
+            if a is not None and id(a) not in self.arrays:
+                self.arrays[id(a)] = self._managed(device.to_host(a))
+        pick = lambda a: None if a is None else self.arrays[id(a)]  # noqa: E731
+        self.graph = Graph(vertices=g.vertices, out_offsets=g.out_offsets,
+                           out_indices=pick(g.out_indices), in_offsets=g.in_offsets,
+                           in_indices=pick(g.in_indices), in_edge_ids=pick(g.in_edge_ids),
+                           out_degree=g.out_degree, in_degree=g.in_degree,
+                           edge_weights=pick(g.edge_weights), weight_names=g.weight_names,
+                           directed=g.directed, reverse_edge=pick(g._reverse_edge),
+                           multigraph=g.multigraph)
+
+    def _managed(self, values):
+        cupy = device.xp
+        values = np.ascontiguousarray(values)
+        pointer = cupy.cuda.malloc_managed(max(values.nbytes, 1))
+        try:
+            cupy.cuda.runtime.memAdvise(pointer.ptr, values.nbytes, 1,  # SetReadMostly
+                                        cupy.cuda.Device().id)
+        except Exception as e:  # CUDA 13 changed the call; record it, run without
+            self.advice = f"none ({type(e).__name__}: {e})"
+        self.host.append((pointer, values))
+        ctypes.memmove(pointer.ptr, values.ctypes.data, values.nbytes)
+        return cupy.ndarray(values.shape, values.dtype, pointer)
+
+    def cold(self):
+        device.synchronize()
+        for pointer, values in self.host:
+            ctypes.memmove(pointer.ptr, values.ctypes.data, values.nbytes)
+
+
+def _cold_times(fn, managed, repeat):
+    """(result, first ms, times): every call after ``managed.cold()``."""
+    times, out, first = [], None, None
+    for i in range(repeat + 1):
+        managed.cold()
+        res, ms = timed(fn)
+        if i == 0:
+            out, first = res, ms
+        else:
+            times.append(ms)
+    return out, first, times
+
+
+def _values(name, frame):
+    """The result's value column(s) as a backend array (frame order: vertex order)."""
+    single = {"bfs": "distance", "sssp": "distance", "weakly_connected_components": "labels",
+              "pagerank": "pagerank"}.get(name)
+    if single is not None:
+        return column(frame, single)
+    cols = [c for c in frame.columns if c.startswith("h_")]
+    return device.xp.stack([column(frame, c) for c in cols], axis=1)
+
+
+#: metric and tolerance of each algorithm against the device placement
+METRIC = {"bfs": ("hops", 0.0), "sssp": ("distance", 1e-4),
+          "weakly_connected_components": ("exact", 0.0), "pagerank": ("normalized_l1", 1e-5),
+          "feature_propagation": ("rel_l2", 1e-5)}
+
+
+def _check(run, row, name, got, want, label):
+    metric, tol = METRIC[name]
+    run.check(row, compare(metric, got, want, against="the device placement", tol=tol), label)
+
+
+def _bytes_read(name, g, frame, info, k):
+    item = np.dtype(g.index_dtype).itemsize
+    if name in ("bfs", "sssp"):
+        reached = device.to_host(_values(name, frame))
+        out_degree = device.to_host(g.out_degree).astype(np.int64)
+        finite = reached < (2**31 - 1 if name == "bfs" else np.float32(3.0e38))
+        edges = int(out_degree[finite].sum())
+        return edges * (item + (4 if name == "sssp" else 0))
+    if name == "weakly_connected_components":
+        return g.m * item
+    iterations = int(getattr(info, "iterations", 0) or FP_ITERATIONS)
+    return g.m * item * iterations
+
+
+def measure(run, spec, g, stats) -> None:
+    graph = spec.text
+    copy_gb_s = _memcpy_row(run, graph, int(g.out_indices.nbytes))
+    h = g.to("host")
+    try:
+        managed = Managed(g) if device.BACKEND == "gpu" else None
+    except Exception as e:  # e.g. no managed memory: rows say so
+        managed, why = None, f"managed memory: {type(e).__name__}: {e}"
+    else:
+        why = "no GPU" if managed is None else None
+    source = catalog.top_vertex(g)
+    cases = []
+    for name in run.algorithms:
+        if name in ("bfs", "sssp"):
+            if name == "sssp" and g.edge_weights is None:
+                continue
+            kw = dict(source=source, direction="push")
+            cases.append((name, "default", kw, [("device", g, {})]
+                          + [(f"host {a}", h, {"edge_access": a}) for a in ACCESS]))
+        elif name == "weakly_connected_components":
+            kw = dict(method="propagate")
+            cases.append((name, "propagate", kw, [("device", g, {})]
+                          + [(f"host {a}", h, {"edge_access": a}) for a in ACCESS]))
+        elif name == "pagerank":
+            kw = dict(weight=False, tol=1e-6, max_iter=100, return_info=True)
+            cases.append((name, "unweighted", kw, [("device", g, {}), ("host", h, {})]))
+        elif name == "feature_propagation":
+            for k in (1, 32):
+                rng = np.random.default_rng(k)
+                features = device.asarray(rng.random((g.n, k), dtype=np.float32))
+                kw = dict(features=features, iterations=FP_ITERATIONS)
+                cases.append((name, f"k={k}", kw, [("device", g, {}), ("host", h, {})]))
+    from onyx_rapids import registry
+
+    for name, case, kw, variants in cases:
+        fn = registry.get(name).function
+        k = kw["features"].shape[1] if "features" in kw else 1
+        reference = None
+        for variant, graph_obj, extra in variants + [("uvm", None, {})]:
+            role = "ours" if variant in ("host aligned", "host") else "variant"
+            if variant == "uvm":
+                role = "peer"
+            row = run.row(graph, name, case, variant, "ours" if variant != "uvm" else
+                          "uvm", role, k=k, params={"placement": variant.split()[0]})
+            if variant == "uvm":
+                row["label"] = f"ours on CUDA managed memory ({managed.advice if managed else why})"
+                if managed is None:
+                    row["status"] = f"n/a: {why}"
+                    continue
+                graph_obj = managed.graph
+            call = lambda: fn(graph_obj, **kw, **extra)  # noqa: E731
+            try:
+                if variant == "uvm":
+                    out, first, times = _cold_times(call, managed, run.repeat)
+                else:
+                    out, first, times = time_calls(call, run.repeat)
+            except Exception as e:
+                run.error(row, e, variant)
+                continue
+            row.update(first_call_ms=first, times_ms=times, repeats=len(times), ms=median(times))
+            frame, info = out if isinstance(out, tuple) else (out, None)
+            values = _values(name, frame)
+            if variant == "device":
+                reference = values
+            elif reference is not None:
+                _check(run, row, name, values, reference, f"{name} {case} {variant} {graph}")
+            nbytes = _bytes_read(name, g, frame, info, k)
+            row["params"].update(bytes=nbytes, gb_s=nbytes / (row["ms"] * 1e6))
+            if copy_gb_s:
+                row["params"]["fraction_of_memcpy"] = row["params"]["gb_s"] / copy_gb_s
+            run.log(f"{name} {case} {variant} on {graph}: {row['ms']:.2f} ms, "
+                    f"{row['params']['gb_s']:.1f} GB/s")
+            del out, frame
+        free_memory()
+    del h, managed
+    free_memory()
+    _budget_case(run, graph, g, source)
+
+
+def _budget_case(run, graph, g, source):
+    """Case ``budget``: the device budget set to what is in use plus half the edge arrays'
+    bytes (the edges are 2x the headroom; graphs with edges of 2 x MIN_HEADROOM or more), ``g.to("auto")`` must place the edges on the host,
+    ``g.to("device")`` must be refused with a MemoryError, and bfs / pagerank there must give
+    the device placement's results."""
+    from onyx_rapids import bfs, pagerank
+
+    want = {"bfs": column(bfs(g, source=source), "distance"),
+            "pagerank": column(pagerank(g, weight=False), "pagerank")}
+    used = int(device.xp.get_default_memory_pool().used_bytes()) if device.BACKEND == "gpu" \
+        else 0
+    headroom = g.edge_bytes() // 2
+    if headroom < MIN_HEADROOM:  # the traversal's fixed work space alone is tens of MB
+        for name in ("bfs", "pagerank"):
+            run.row(graph, name, "budget", "auto under budget", "ours", "ours",
+                    status=f"n/a: edge arrays under {2 * MIN_HEADROOM // 2**20} MiB")
+        return
+    facts = {"budget": used + headroom, "headroom": headroom, "edge_bytes": g.edge_bytes(),
+             "edges_over_headroom": g.edge_bytes() / headroom}
+    memory.set_device_budget(used + headroom)
+    try:
+        placed = g.to("auto")
+        facts["auto_placement"] = placed.placement
+        try:
+            g.to("host").to("device")
+            facts["to_device"] = "allowed (should have been refused)"
+        except MemoryError as e:
+            facts["to_device"] = f"refused: {e}"[:200]
+        for name, call in (("bfs", lambda: bfs(placed, source=source)),
+                           ("pagerank", lambda: pagerank(placed, weight=False))):
+            row = run.row(graph, name, "budget", "auto under budget", "ours", "ours",
+                          params=dict(facts))
+            out = run.timed(row, call)
+            if out is None:
+                continue
+            metric, tol = METRIC[name]
+            value = column(out, "distance" if name == "bfs" else "pagerank")
+            record = compare(metric, value, want[name], against="the device placement",
+                             tol=tol)
+            record["ok"] = bool(record["ok"]) and placed.placement == "host" \
+                and facts["to_device"].startswith("refused")
+            record.update(auto_placement=placed.placement)
+            run.check(row, record, f"{name} under the budget on {graph}")
+            run.log(f"{name} under a budget of {memory.format_bytes(used + headroom)} "
+                    f"(edges {memory.format_bytes(g.edge_bytes())}): placement "
+                    f"{placed.placement}, {row['ms']:.2f} ms")
+        del placed
+    finally:
+        memory.set_device_budget(None)
+        free_memory()

@@ -1,0 +1,196 @@
+"""Graph placement (device / host zero-copy / auto), the device-memory budget, and the edge
+access variants (EMOGI's naive / merged / aligned reads) of the traversal kernels."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import oracles_traversal as oracle
+from graphs import csr_edges
+from onyx_rapids import (Graph, bfs, device, feature_propagation, graph as graph_module,
+                         label_propagation, memory, pagerank, personalized_pagerank, sssp,
+                         weakly_connected_components)
+
+ACCESS = ("degree", "naive", "merged", "aligned")
+
+
+@pytest.fixture(autouse=True)
+def _no_budget():
+    yield
+    memory.set_device_budget(None)
+
+
+def _edges(n=30, m=220, seed=3, weighted=True):
+    """Enough edges that vertices' edge lists start off the 128-byte boundaries and some
+    cross them (aligned reads then idle lanes before the first edge)."""
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    src[:40] = 4  # a vertex whose list spans more than one aligned window
+    cols = {"src": src * 3 - 7, "dst": dst * 3 - 7}
+    if weighted:
+        cols["w"] = (rng.random(m) + 0.1).astype(np.float32)
+    return pd.DataFrame(cols)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    df = _edges()
+    return (Graph.from_edgelist(df, weight="w", placement="device"),
+            Graph.from_edgelist(df, weight="w", placement="host"))
+
+
+def test_placement_is_reported_and_arrays_round_trip(pair):
+    g, h = pair
+    assert (g.placement, h.placement) == ("device", "host")
+    assert h.summary()["placement"] == "host" and "placement=host" in repr(h)
+    assert h.edge_bytes() == g.edge_bytes() > 0
+    for name in Graph.EDGE_ARRAYS:
+        a, b = getattr(g, name), getattr(h, name)
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(device.to_host(a), device.to_host(b))
+    back = h.to("device")
+    assert back.placement == "device" and h.to("host") is h
+    np.testing.assert_array_equal(device.to_host(back.in_indices), device.to_host(g.in_indices))
+
+
+def test_undirected_graph_keeps_its_shared_csc_when_moved():
+    df = _edges(weighted=False)
+    h = Graph.from_edgelist(df, directed=False, placement="host")
+    assert h.in_indices is h.out_indices and h.in_edge_ids is h.reverse_edge
+    assert h.edge_bytes() == h.out_indices.nbytes + h.in_edge_ids.nbytes
+
+
+@pytest.mark.parametrize("access", ACCESS)
+def test_traversals_equal_on_both_placements_and_the_oracle(pair, access):
+    g, h = pair
+    src, dst = csr_edges(g)
+    source = int(device.to_host(g.vertices)[4])
+    expected = oracle.bfs(g.n, src, dst, 4)
+    for graph in (g, h):
+        got = bfs(graph, source=source, edge_access=access)["distance"].to_numpy()
+        np.testing.assert_array_equal(got, expected)
+    a = sssp(g, source=source, edge_access=access)["distance"].to_numpy()
+    b = sssp(h, source=source, edge_access=access)["distance"].to_numpy()
+    np.testing.assert_array_equal(a, b)
+    w = device.to_host(g.edge_weights[:, 0]).astype(np.float64)
+    np.testing.assert_allclose(a, oracle.sssp(g.n, src, dst, w, 4), rtol=1e-5)
+    a = weakly_connected_components(g, method="propagate", edge_access=access)
+    b = weakly_connected_components(h, method="propagate", edge_access=access)
+    np.testing.assert_array_equal(a["labels"].to_numpy(), b["labels"].to_numpy())
+
+
+def test_host_placement_defaults_to_aligned_reads(pair):
+    _, h = pair
+    info = bfs(h, source=int(device.to_host(h.vertices)[4]), return_info=True)[1]
+    assert info.iterations >= 2
+    g64_src = weakly_connected_components(h)  # union-find on the host-placed edges
+    assert len(g64_src) == h.n
+
+
+def test_propagations_equal_on_both_placements(pair):
+    g, h = pair
+    ids = device.to_host(g.vertices)
+    rng = np.random.default_rng(0)
+    feats = pd.DataFrame(rng.random((g.n, 3)).astype(np.float32), index=ids)
+    labels = pd.DataFrame({"vertex": ids[:4], "label": [0, 1, 0, 1]})
+    for run in (lambda x: pagerank(x),
+                lambda x: pagerank(x, weight="w"),
+                lambda x: personalized_pagerank(x, sources=list(ids[:2])),
+                lambda x: feature_propagation(x, feats, iterations=3),
+                lambda x: label_propagation(x, labels, k=2)):
+        a, b = (getattr(f, "to_pandas", lambda f=f: f)() for f in (run(g), run(h)))
+        pd.testing.assert_frame_equal(a, b, rtol=1e-5, atol=1e-7)
+
+
+def test_int64_offsets_on_the_host(monkeypatch):
+    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 100)
+    df = _edges(weighted=False)
+    h = Graph.from_edgelist(df, placement="host")
+    assert h.index_dtype == np.int64 and h.m > 100
+    src, dst = csr_edges(h)
+    source = int(device.to_host(h.vertices)[4])
+    for access in ("aligned", "merged"):
+        got = bfs(h, source=source, edge_access=access)["distance"].to_numpy()
+        np.testing.assert_array_equal(got, oracle.bfs(h.n, src, dst, 4))
+
+
+def test_bad_placement_names_the_argument(pair):
+    with pytest.raises(ValueError, match="placement must be one of 'device', 'host', 'auto'"):
+        Graph.from_edgelist(_edges(), placement="gpu")
+    with pytest.raises(ValueError, match="placement must be one of"):
+        pair[0].to("disk")
+    with pytest.raises(ValueError, match="edge_access must be one of"):
+        bfs(pair[0], source=-7, edge_access="scattered")
+
+
+@pytest.mark.simulator  # on a GPU the allocator enforces it: tests marked gpu
+def test_budget_refuses_a_build_that_does_not_fit_and_names_it():
+    df = _edges()
+    memory.set_device_budget(500)
+    with pytest.raises(MemoryError, match=r"building a graph of 220 edge rows.*budget of 500 B"):
+        Graph.from_edgelist(df, weight="w")
+
+
+@pytest.mark.simulator  # on a GPU the allocator enforces it: tests marked gpu
+def test_auto_places_on_the_host_when_the_budget_is_tight():
+    df = _edges(weighted=False)
+    need = len(df) * 12
+    memory.set_device_budget(int(need * 1.2))
+    g = Graph.from_edgelist(df)
+    assert g.placement == "host"
+    memory.set_device_budget(None)
+    assert Graph.from_edgelist(df).placement == "device"
+
+
+@pytest.mark.simulator  # on a GPU the allocator enforces it: tests marked gpu
+def test_budget_below_the_vertex_properties_is_a_clear_error(pair):
+    _, h = pair
+    memory.set_device_budget(16)
+    with pytest.raises(MemoryError, match=r"a vertex property of 30 x 1 int32 .*budget of 16 B"):
+        bfs(h, source=-7)
+
+
+@pytest.mark.parametrize("text, expected", [("16GB", 16 * 10**9), ("512 MiB", 512 * 2**20),
+                                            ("1.5e3", 1500), (4096, 4096)])
+def test_budget_parsing(text, expected):
+    assert memory.parse_bytes(text) == expected
+
+
+@pytest.mark.parametrize("bad", ["lots", "-1GB", 0, True, 1.5])
+def test_budget_parsing_refuses_nonsense(bad):
+    with pytest.raises(ValueError, match="budget must be"):
+        memory.set_device_budget(bad)
+
+
+@pytest.mark.gpu
+def test_gpu_host_arrays_are_mapped_host_memory(pair):
+    g, h = pair
+    assert memory.is_host_placed(h.out_indices) and not memory.is_host_placed(g.out_indices)
+    assert memory.is_host_placed(h.edge_weights)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("allocator", ["cupy pool", "rmm"])
+def test_gpu_budget_is_enforced_by_the_allocator_and_named(allocator):
+    cupy = device.xp
+    before = cupy.cuda.get_allocator()
+    if allocator == "rmm":
+        from rmm.allocators.cupy import rmm_cupy_allocator
+        cupy.cuda.set_allocator(rmm_cupy_allocator)
+    else:
+        cupy.cuda.set_allocator(cupy.get_default_memory_pool().malloc)
+    try:
+        memory.set_device_budget(4 * 2**20)
+        with pytest.raises(MemoryError, match="a test buffer .*ran out of device memory under "
+                                              "the device budget of 4.19 MB"):
+            with memory.allocating("a test buffer", 1):
+                cupy.empty(64 * 2**20, np.uint8)
+        small = cupy.empty(2**20, np.uint8)  # within the budget
+        assert small.nbytes == 2**20
+        memory.set_device_budget(None)
+        assert cupy.empty(64 * 2**20, np.uint8).nbytes == 64 * 2**20
+    finally:
+        memory.set_device_budget(None)
+        cupy.cuda.set_allocator(before)
