@@ -340,21 +340,49 @@ class Graph:
         vertices=None,
         multigraph: bool = False,
         placement: str = "auto",
+        chunk_rows: int | None = None,
     ) -> "Graph":
         """A graph from a Parquet file (or a directory of them), reading only the named columns.
 
-        Uses ``cudf.read_parquet`` on a GPU with cuDF installed, ``pyarrow.parquet`` otherwise;
-        the arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
-        ``multigraph=True``), ``placement`` as well.
+        The arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
+        ``multigraph=True``).  With ``placement="device"`` the file is read whole
+        (``cudf.read_parquet`` on a GPU with cuDF, ``pyarrow.parquet`` otherwise) and built
+        on the device.  With ``placement="host"`` it is read in chunks of ``chunk_rows`` rows
+        (default: what a quarter of the available device memory holds, at most 2**27) straight
+        into host-placed arrays (:mod:`onyx_rapids.host_build`), so the edge list is never
+        whole on the device: device memory peaks at about 160 bytes per chunk row plus 40 bytes
+        per vertex, pinned host memory at the finished graph's edge arrays (index bytes times
+        three for a directed graph, twice for an undirected one, per row read, plus 4 bytes
+        per weight column), plus one chunk as read by pyarrow.  The file is read three times.
+        An undirected multigraph is built on the device and then moved.  ``"auto"``
+        estimates the graph's edge bytes from the file's row count and builds it the host
+        way when they exceed half the device memory available.  Progress lines of the chunked
+        build go to the ``onyx_rapids.host_build`` logger (level INFO).
 
         >>> g = Graph.from_parquet("edges.parquet", source="u", destination="v",
         ...                        weight="rating", directed=False)  # doctest: +SKIP
+        >>> big = Graph.from_parquet("web/", placement="host")  # doctest: +SKIP
         """
-        from . import io
+        from . import host_build, io
 
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
         placement = memory.check_placement(placement)
+        if chunk_rows is not None and (isinstance(chunk_rows, (bool, np.bool_))
+                                       or not isinstance(chunk_rows, (int, np.integer))
+                                       or chunk_rows < 1):
+            raise ValueError(f"chunk_rows must be a positive int (rows read per chunk), got "
+                             f"{chunk_rows!r}")
+        if placement == "auto":
+            path, columns = io.parquet_edge_columns(path, source, destination, weight)
+            rows = io.parquet_row_count(path) * (1 if directed else 2)
+            estimate = rows * (3 * 4 + 4 * (len(columns) - 2))
+            if _auto_placement(estimate, on_device=False) == "host":
+                placement = "host"
+        if placement == "host" and (directed or not multigraph):
+            return host_build.from_parquet_on_host(
+                cls, path, source, destination, weight, directed=directed,
+                multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows)
         table = io.read_parquet_edges(path, source, destination, weight)
         src, dst, weights, names = io.read_edgelist(table, source, destination, weight)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")

@@ -233,7 +233,7 @@ def _to_int64(a, what: str):
     return a.astype(np.int64, copy=False)
 
 
-def _id_column(df, kind: str, col, arg: str, where: str = "the edge list"):
+def _id_column(df, kind: str, col, arg: str, where: str = "the edge list", row_offset: int = 0):
     c = _Column(df, kind, col)
     if c.kind not in "iu":
         hint = ""
@@ -247,7 +247,7 @@ def _id_column(df, kind: str, col, arg: str, where: str = "the edge list"):
     if c.nulls:
         raise ValueError(
             f"{arg}={col!r}: {c.nulls} null vertex id{'s' if c.nulls != 1 else ''} in {where} "
-            f"(first at row {c.first_null()}); drop or fill those rows"
+            f"(first at row {c.first_null() + row_offset}); drop or fill those rows"
         )
     return _to_int64(c.array(), f"{arg}={col!r}")
 
@@ -270,13 +270,15 @@ def _finite_float32(a, what: str, first_row_offset: int = 0):
             where = xp.nonzero(big.reshape(out.shape[0], -1).any(axis=1))[0]
             raise ValueError(
                 f"{what}: {int(where.shape[0])} row(s) exceed the float32 range (|x| > "
-                f"{_FLOAT32_MAX:.3g}; first at row {int(where[0])}); rescale them"
+                f"{_FLOAT32_MAX:.3g}; first at row {int(where[0]) + first_row_offset}); rescale "
+                "them"
             )
     return out
 
 
-def _numeric_column(df, kind: str, col, arg: str, where: str):
-    """One numeric column as a float32 backend array, validated."""
+def _numeric_column(df, kind: str, col, arg: str, where: str, row_offset: int = 0):
+    """One numeric column as a float32 backend array, validated (error rows count from
+    ``row_offset``)."""
     c = _Column(df, kind, col)
     if c.kind not in "iuf":
         raise TypeError(
@@ -286,21 +288,23 @@ def _numeric_column(df, kind: str, col, arg: str, where: str):
     if c.nulls:
         raise ValueError(
             f"{arg}={col!r}: {c.nulls} null value{'s' if c.nulls != 1 else ''} in {where} "
-            f"(first at row {c.first_null()}); drop or fill them"
+            f"(first at row {c.first_null() + row_offset}); drop or fill them"
         )
-    return _finite_float32(c.array(), f"{arg}={col!r}")
+    return _finite_float32(c.array(), f"{arg}={col!r}", row_offset)
 
 
 # ---------------------------------------------------------------------- edge lists
 
 
 def read_edgelist(df, source="src", destination="dst", weight=None, *,
-                  arg_names=("source", "destination")):
+                  arg_names=("source", "destination"), where="the edge list", row_offset=0):
     """Validate an edge frame; return (src int64, dst int64, weights (m, w) float32 | None, names).
 
     ``df`` is a pandas or cuDF DataFrame or a pyarrow Table; the ids are the original ones.
     ``arg_names`` are the names error messages give the two id arguments (``("left",
-    "right")`` for :meth:`~onyx_rapids.graph.Graph.from_bipartite`).
+    "right")`` for :meth:`~onyx_rapids.graph.Graph.from_bipartite`); ``where`` names the
+    edge list and ``row_offset`` is the row number of ``df``'s first row in it (a chunk of a
+    larger file), for the messages.
     """
     kind = _require_frame(df, "df")
     src_arg, dst_arg = arg_names
@@ -308,7 +312,6 @@ def read_edgelist(df, source="src", destination="dst", weight=None, *,
     _check_name(destination, dst_arg)
     names = _weight_names(weight)
     columns = _column_names(df, kind)
-    where = "the edge list"
     _require_column(columns, source, src_arg, where)
     _require_column(columns, destination, dst_arg, where)
     for name in names:
@@ -316,11 +319,11 @@ def read_edgelist(df, source="src", destination="dst", weight=None, *,
     if _num_rows(df, kind) == 0:
         raise ValueError("df: the edge list is empty (0 rows); a graph needs at least one edge "
                          "(for a graph without edges use Graph.from_csr)")
-    src = _id_column(df, kind, source, src_arg)
-    dst = _id_column(df, kind, destination, dst_arg)
+    src = _id_column(df, kind, source, src_arg, where, row_offset)
+    dst = _id_column(df, kind, destination, dst_arg, where, row_offset)
     weights = None
     if names:
-        cols = [_numeric_column(df, kind, name, "weight", where) for name in names]
+        cols = [_numeric_column(df, kind, name, "weight", where, row_offset) for name in names]
         weights = xp.ascontiguousarray(xp.stack(cols, axis=1))
     return src, dst, weights, [str(name) for name in names]
 
@@ -336,13 +339,12 @@ def _cudf():
     return cudf
 
 
-def read_parquet_edges(path, source="src", destination="dst", weight=None):
-    """Read the source, destination and weight columns of a Parquet file or directory.
+def parquet_edge_columns(path, source="src", destination="dst", weight=None):
+    """Check a Parquet file or directory for the edge columns; return ``(path, columns)``:
+    the path as a str and the distinct column names to read (source, destination, weights).
 
-    Returns a cuDF DataFrame (GPU backend with cuDF) or a pyarrow Table, for
-    :func:`read_edgelist`. Raises FileNotFoundError for a missing path and ValueError, naming
-    the path, for a file that is not Parquet or lacks a column.
-    """
+    Raises FileNotFoundError for a missing path and ValueError, naming the path, for a file
+    that is not Parquet or lacks a column."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a file path (str or os.PathLike), got "
                         f"{type(path).__name__}")
@@ -353,32 +355,78 @@ def read_parquet_edges(path, source="src", destination="dst", weight=None):
     _check_name(source, "source")
     _check_name(destination, "destination")
     names = _weight_names(weight)
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        if os.path.isdir(path):
-            import pyarrow.dataset as ds
-
-            schema = ds.dataset(path, format="parquet").schema
-        else:
-            schema = pq.read_schema(path)
-    except (pa.ArrowException, OSError) as e:
-        raise ValueError(f"path={path!r} is not a readable Parquet file ({e}); write the edge "
-                         "list with DataFrame.to_parquet or pyarrow.parquet.write_table") from e
+    schema = _parquet_call(path, lambda: _parquet_dataset(path).schema)
     where = f"Parquet file {path!r}"
     for col, arg in [(source, "source"), (destination, "destination")] + [
         (name, "weight") for name in names
     ]:
         _require_column(list(schema.names), col, arg, where)
-    wanted = list(dict.fromkeys([source, destination, *names]))
-    cudf = _cudf()
+    return path, list(dict.fromkeys([source, destination, *names]))
+
+
+def _parquet_dataset(path: str):
+    import pyarrow.dataset as ds
+
+    return ds.dataset(path, format="parquet")
+
+
+def _parquet_call(path: str, call):
+    """``call()``, with pyarrow's failures to read ``path`` as a ValueError naming it."""
+    import pyarrow as pa
+
     try:
-        if cudf is not None:
-            return cudf.read_parquet(path, columns=wanted)
-        return pq.read_table(path, columns=wanted)
+        return call()
     except (pa.ArrowException, OSError) as e:
-        raise ValueError(f"path={path!r}: could not read Parquet columns {wanted} ({e})") from e
+        raise ValueError(f"path={path!r} is not a readable Parquet file ({e}); write the edge "
+                         "list with DataFrame.to_parquet or pyarrow.parquet.write_table") from e
+
+
+def read_parquet_edges(path, source="src", destination="dst", weight=None):
+    """Read the source, destination and weight columns of a Parquet file or directory.
+
+    Returns a cuDF DataFrame (GPU backend with cuDF) or a pyarrow Table, for
+    :func:`read_edgelist`; errors as :func:`parquet_edge_columns`.
+    """
+    path, wanted = parquet_edge_columns(path, source, destination, weight)
+    import pyarrow.parquet as pq
+
+    cudf = _cudf()
+    if cudf is not None:
+        return _parquet_call(path, lambda: cudf.read_parquet(path, columns=wanted))
+    return _parquet_call(path, lambda: pq.read_table(path, columns=wanted))
+
+
+def parquet_row_count(path: str) -> int:
+    """Rows of a Parquet file or directory, from its metadata (no data read)."""
+    return int(_parquet_call(path, lambda: _parquet_dataset(path).count_rows()))
+
+
+def parquet_chunks(path: str, columns: list, chunk_rows: int):
+    """The ``columns`` of a Parquet file or directory as pyarrow Tables of about
+    ``chunk_rows`` rows (whole batches, so at least one row group's batch), in file order
+    (a directory's files in the order ``pyarrow.dataset`` lists them, as ``read_table`` reads
+    them); yields ``(first_row, table)``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = _parquet_call(path, lambda: _parquet_dataset(path).files)
+    pending, rows, start = [], 0, 0
+    for name in files:
+        reader = _parquet_call(name, lambda: pq.ParquetFile(name))
+        batches = reader.iter_batches(batch_size=min(chunk_rows, 1 << 20), columns=columns)
+        while True:
+            batch = _parquet_call(name, lambda: next(batches, None))
+            if batch is None:
+                break
+            if batch.num_rows == 0:
+                continue
+            pending.append(batch)
+            rows += batch.num_rows
+            if rows >= chunk_rows:
+                yield start, pa.Table.from_batches(pending)
+                start, pending, rows = start + rows, [], 0
+    if pending:
+        yield start, pa.Table.from_batches(pending)
 
 
 # ---------------------------------------------------------------------- arrays

@@ -1,0 +1,280 @@
+"""Building a graph whose edges do not fit on the device: a Parquet edge list read in chunks
+into host-placed CSR and CSC arrays (:meth:`Graph.from_parquet` with ``placement="host"``).
+
+The whole edge list is never on the device, nor in host memory beyond one chunk and the
+graph's own arrays.  The file is read three times, each chunk moved to the device, used, and
+dropped; then the host arrays are worked through in blocks:
+
+1. **Distinct ids** (the renumbering to 0..n-1): the sorted distinct ids of each chunk,
+   merged into one sorted set on the device (O(n)); the weights are validated here, so a bad
+   file fails before anything large is allocated.
+2. **Out-degrees** of the raw rows (an undirected row counts once at each end).
+3. **Scatter**: each row's entry goes to the next free slot of its source's range in the
+   host CSR arrays (a cursor per vertex on the device), so a row keeps its file order
+   within its source's range.
+4. **Rows**: blocks of whole rows come back to the device, are sorted by destination
+   (stably: parallel edges keep file order), their parallel edges merged keeping the first
+   row's weights (unless ``multigraph``), and are written back moved left over the gaps the
+   merging left; the in-degrees are counted on the way.
+5. **CSC**: blocks of the finished CSR are scanned in order; an edge's CSC slot is its
+   destination's offset plus a cursor per destination, so each column lists its sources
+   ascending with their CSR positions (``in_edge_ids``).  A simple undirected graph's CSC is
+   its CSR, and this pass gives the reverse-edge pairing instead.
+
+The result equals what the device build gives (the same arrays, dtypes and order), with one
+difference: the index dtype follows the number of rows read (int64 when they exceed the
+int32 limit) rather than the number of edges left after merging.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+
+from . import device, io, memory
+from .device import xp
+
+__all__ = ["from_parquet_on_host", "default_chunk_rows"]
+
+log = logging.getLogger(__name__)
+
+#: Device bytes a chunk row costs at its peak (ids read as int64, sort keys, orders, entries
+#: stored both ways for an undirected graph): chunk sizes are chosen from it.
+CHUNK_ROW_BYTES = 160
+
+
+def default_chunk_rows() -> int:
+    """Rows per chunk: what a quarter of the device memory the library may use holds, between
+    2**16 and 2**27."""
+    rows = memory.device_available() // (4 * CHUNK_ROW_BYTES)
+    return int(min(max(rows, 1 << 16), 1 << 27))
+
+
+def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bool,
+                         multigraph: bool, vertices=None, chunk_rows: int | None = None):
+    """A host-placed graph of ``cls`` from a Parquet file, read in chunks (module docstring).
+
+    ``directed=False`` with ``multigraph=True`` (reverse pairing of every parallel copy) is
+    not built this way; :meth:`Graph.from_parquet` builds it on the device.
+    """
+    if not directed and multigraph:
+        raise ValueError("an undirected multigraph is built on the device, not in chunks")
+    path, columns = io.parquet_edge_columns(path, source, destination, weight)
+    chunk_rows = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
+    where = f"Parquet file {path!r}"
+    extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
+    ids = columns[:2]
+
+    def chunks(cols):
+        for start, table in io.parquet_chunks(path, cols, chunk_rows):
+            src, dst, w, names = io.read_edgelist(table, source, destination,
+                                                  weight if cols is columns else None,
+                                                  where=where, row_offset=start)
+            if not directed:  # entry 2i is row i as given, 2i+1 row i reversed
+                src, dst = (xp.stack([src, dst], axis=1).reshape(-1),
+                            xp.stack([dst, src], axis=1).reshape(-1))
+                w = None if w is None else xp.repeat(w, 2, axis=0)
+            yield src, dst, w, names
+
+    with memory.allocating(f"building a graph from {where} in chunks of {chunk_rows} rows",
+                           chunk_rows * CHUNK_ROW_BYTES,
+                           "pass a smaller chunk_rows, or raise the budget"):
+        clock = _Clock()
+        distinct, names, rows = None, [], 0
+        for src, dst, _w, names in chunks(columns):
+            rows += int(src.shape[0]) // (1 if directed else 2)
+            found = xp.unique(xp.concatenate([src, dst]))
+            distinct = found if distinct is None else xp.unique(
+                xp.concatenate([distinct, found]))
+        if distinct is None:
+            raise ValueError(f"path={path!r}: the edge list is empty (0 rows); a graph needs at "
+                             "least one edge (for a graph without edges use Graph.from_csr)")
+        if extra is not None and extra.size:
+            distinct = xp.unique(xp.concatenate([distinct, extra.reshape(-1)]))
+        internal = _Renumbering(distinct)
+        n = internal.n
+        clock.done("distinct ids", rows=rows, n=n)
+
+        degree = xp.zeros(n, dtype=np.int64)
+        for src, _dst, _w, _names in chunks(ids):
+            degree += xp.bincount(internal(src), minlength=n)
+        raw = int(degree.sum())
+        itype = _index_dtype(n, raw)
+        raw_offsets = _offsets(degree)
+        clock.done("out-degrees", entries=raw)
+
+        out_indices = memory.host_empty(raw, itype)
+        weights = None if not names else memory.host_empty((raw, len(names)), np.float32)
+        cursor = raw_offsets[:-1].copy()
+        for src, dst, w, _names in chunks(columns):
+            s = internal(src)
+            order, pos = _slots(s, cursor, n)
+            out_indices[pos] = internal(dst)[order].astype(itype, copy=False)
+            if weights is not None:
+                weights[pos] = w[order]
+            del s, order, pos
+        del cursor
+        clock.done("scatter")
+
+        out_degree, in_degree, m = _sort_rows(out_indices, weights, raw_offsets, degree, n,
+                                              block=chunk_rows, dedupe=not multigraph)
+        del raw_offsets, degree
+        out_indices = out_indices[:m]
+        weights = None if weights is None else weights[:m]
+        out_offsets = _offsets(out_degree).astype(itype)
+        clock.done("rows sorted", m=m)
+
+        if directed:
+            in_offsets = _offsets(in_degree).astype(itype)
+            in_indices = memory.host_empty(m, itype)
+        else:
+            in_offsets, in_indices = out_offsets, out_indices
+        in_edge_ids = memory.host_empty(m, itype)
+        _columns(out_indices, out_offsets, in_offsets, in_indices if directed else None,
+                 in_edge_ids, n, block=chunk_rows)
+        clock.done("CSC")
+        out_deg32 = out_degree.astype(np.int32)
+        return cls(vertices=distinct.astype(np.int64, copy=False), out_offsets=out_offsets,
+                   out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
+                   in_edge_ids=in_edge_ids, out_degree=out_deg32,
+                   in_degree=in_degree.astype(np.int32) if directed else out_deg32,
+                   edge_weights=weights, weight_names=names, directed=directed,
+                   reverse_edge=None if directed else in_edge_ids, multigraph=multigraph,
+                   placement="host")
+
+
+class _Clock:
+    """Timed progress lines of the build, on the ``onyx_rapids.host_build`` logger."""
+
+    def __init__(self):
+        self.t0 = self.last = time.perf_counter()
+
+    def done(self, step: str, **figures) -> None:
+        now = time.perf_counter()
+        detail = " ".join(f"{k}={v}" for k, v in figures.items())
+        log.info("host build: %s in %.2f s (%.2f s in all) %s", step, now - self.last,
+                 now - self.t0, detail)
+        self.last = now
+
+
+class _Renumbering:
+    """Original ids -> internal indices by the sorted distinct ids: a subtraction when they
+    are one dense range, else a binary search."""
+
+    def __init__(self, distinct):
+        self.distinct = distinct
+        self.n = int(distinct.shape[0])
+        self.dtype = np.int32 if self.n <= np.iinfo(np.int32).max else np.int64
+        lo, hi = (int(v) for v in device.to_host(xp.stack([distinct[0], distinct[-1]])))
+        self.base = lo if hi - lo == self.n - 1 else None
+
+    def __call__(self, ids):
+        if self.base is not None:
+            return (ids - self.base).astype(self.dtype)
+        return xp.searchsorted(self.distinct, ids).astype(self.dtype)
+
+
+def _index_dtype(n: int, m: int):
+    from .graph import _index_dtype as index_dtype
+
+    return index_dtype(n, m)
+
+
+def _offsets(counts):
+    """Offsets (n+1, int64) of per-vertex ``counts``."""
+    out = xp.zeros(int(counts.shape[0]) + 1, dtype=np.int64)
+    xp.cumsum(counts, out=out[1:])
+    return out
+
+
+def _slots(keys, cursor, n: int):
+    """Where each entry of a chunk goes: ``(order, positions)`` with ``positions[i]`` the slot
+    of entry ``order[i]``: its key's next free slot, ``cursor[key]`` onward in chunk order;
+    advances ``cursor`` past the chunk's entries."""
+    order = xp.argsort(keys, kind="stable")
+    ordered = keys[order]
+    rank = xp.arange(ordered.shape[0], dtype=np.int64)
+    rank -= xp.searchsorted(ordered, ordered, side="left")
+    positions = cursor[ordered] + rank
+    cursor += xp.bincount(keys, minlength=n)
+    return order, positions
+
+
+def _row_blocks(offsets, block: int):
+    """``(v0, v1)`` ranges of whole rows holding about ``block`` entries each (a row longer
+    than ``block`` is a block of its own); ``offsets`` on the host."""
+    n = offsets.shape[0] - 1
+    v0 = 0
+    while v0 < n:
+        v1 = int(np.searchsorted(offsets, offsets[v0] + block, side="right")) - 1
+        v1 = min(max(v1, v0 + 1), n)
+        yield v0, v1
+        v0 = v1
+
+
+def _on_device(a):
+    """A device copy of (a slice of) a host-placed array."""
+    return xp.array(a, copy=True)
+
+
+def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe: bool):
+    """Pass 4: sort each row of the raw host CSR by destination (stably), merge parallel
+    edges when ``dedupe``, and write the rows back moved left; returns (out-degrees,
+    in-degrees, m) on the device."""
+    host_offsets = device.to_host(offsets)
+    out_degree = xp.zeros(n, dtype=np.int64)
+    in_degree = xp.zeros(n, dtype=np.int64)
+    written = 0
+    for v0, v1 in _row_blocks(host_offsets, block):
+        a, b = int(host_offsets[v0]), int(host_offsets[v1])
+        if a == b:
+            continue
+        dst = _on_device(indices[a:b])
+        row = xp.searchsorted(offsets[v0 + 1:v1 + 1] - a, xp.arange(b - a), side="right")
+        key = row.astype(np.int64) * n + dst
+        order = xp.argsort(key, kind="stable")
+        if dedupe:
+            head = _heads(key[order])
+            if head is not None:
+                order = order[head]
+        del key
+        row, dst = row[order], dst[order]
+        k = int(dst.shape[0])
+        indices[written:written + k] = dst
+        if weights is not None:
+            weights[written:written + k] = _on_device(weights[a:b])[order]
+        out_degree[v0:v1] = xp.bincount(row, minlength=v1 - v0)
+        in_degree += xp.bincount(dst, minlength=n)
+        written += k
+    return out_degree, in_degree, written
+
+
+def _heads(sorted_keys):
+    """Indices of the first entry of each run of equal ``sorted_keys``, or None when all
+    are distinct."""
+    if sorted_keys.shape[0] < 2:
+        return None
+    head = xp.empty(sorted_keys.shape[0], dtype=np.bool_)
+    head[0] = True
+    xp.not_equal(sorted_keys[1:], sorted_keys[:-1], out=head[1:])
+    return None if bool(head.all()) else xp.flatnonzero(head)
+
+
+def _columns(out_indices, out_offsets, in_offsets, in_indices, in_edge_ids, n: int, *,
+             block: int):
+    """Pass 5: scan the finished CSR in blocks and place each edge in its CSC slot:
+    ``in_indices`` (its source; None when the CSC shares the CSR's) and ``in_edge_ids`` (its
+    CSR position)."""
+    m = int(out_indices.shape[0])
+    cursor = in_offsets[:-1].astype(np.int64)
+    for a in range(0, m, block):
+        b = min(a + block, m)
+        dst = _on_device(out_indices[a:b])
+        order, pos = _slots(dst, cursor, n)
+        edge = order.astype(np.int64) + a
+        in_edge_ids[pos] = edge.astype(in_edge_ids.dtype, copy=False)
+        if in_indices is not None:
+            src = xp.searchsorted(out_offsets, edge, side="right") - 1
+            in_indices[pos] = src.astype(in_indices.dtype, copy=False)

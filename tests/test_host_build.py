@@ -1,0 +1,141 @@
+"""Building a graph from Parquet in chunks straight into host-placed arrays
+(``Graph.from_parquet(..., placement="host")``): the same graph as the device build, whatever
+the chunking, and errors that name the file's row."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from onyx_rapids import Graph, bfs, device, graph as graph_module, memory
+
+ARRAYS = ("vertices", "out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
+          "out_degree", "in_degree", "edge_weights", "_reverse_edge")
+
+
+@pytest.fixture(autouse=True)
+def _no_budget():
+    yield
+    memory.set_device_budget(None)
+
+
+def _write(tmp_path, df, name="e.parquet", row_group_size=7):
+    path = tmp_path / name
+    df.to_parquet(path, row_group_size=row_group_size)
+    return path
+
+
+def _edges(n=25, m=160, seed=5, weighted=True, sparse_ids=False):
+    rng = np.random.default_rng(seed)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    src[:30] = 3  # a hub whose row is longer than the small chunks below
+    src[30:35] = dst[30:35]  # self-loops
+    src[35:45], dst[35:45] = dst[45:55], src[45:55]  # the same pairs reversed (undirected dups)
+    if sparse_ids:
+        src, dst = src * 1_000_003 - 40, dst * 1_000_003 - 40
+    cols = {"src": src, "dst": dst}
+    if weighted:
+        cols["w"] = rng.random(m).astype(np.float32) + 0.5
+        cols["x"] = rng.integers(1, 9, m).astype(np.int32)
+    return pd.DataFrame(cols)
+
+
+def _assert_same(g, h):
+    assert h.placement == "host" and g.placement == "device"
+    assert (h.n, h.m, h.directed, h.multigraph) == (g.n, g.m, g.directed, g.multigraph)
+    assert h.index_dtype == g.index_dtype and h.weight_names == g.weight_names
+    for name in ARRAYS:
+        a, b = getattr(g, name), getattr(h, name)
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert a.dtype == b.dtype, name
+            np.testing.assert_array_equal(device.to_host(b), device.to_host(a), err_msg=name)
+    for name in Graph.EDGE_ARRAYS:
+        a = getattr(h, name)
+        assert a is None or memory.is_host_placed(a), name
+
+
+@pytest.mark.parametrize("directed,multigraph", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("chunk_rows", [5, 1000])
+def test_chunked_host_build_equals_the_device_build(tmp_path, directed, multigraph, chunk_rows):
+    path = _write(tmp_path, _edges(sparse_ids=not directed))
+    kw = dict(weight=["w", "x"], directed=directed, multigraph=multigraph, vertices=[10**9])
+    g = Graph.from_parquet(path, placement="device", **kw)
+    h = Graph.from_parquet(path, placement="host", chunk_rows=chunk_rows, **kw)
+    _assert_same(g, h)
+    if not directed:
+        assert h.in_indices is h.out_indices and h._reverse_edge is h.in_edge_ids
+    source = 3 if directed else 3 * 1_000_003 - 40
+    np.testing.assert_array_equal(bfs(h, source)["distance"].to_numpy(),
+                                  bfs(g, source)["distance"].to_numpy())
+
+
+def test_a_directory_of_files_is_read_in_file_order(tmp_path):
+    df = _edges(weighted=True)
+    folder = tmp_path / "edges"
+    folder.mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(len(df)), 3)):
+        df.iloc[rows].to_parquet(folder / f"part{i}.parquet", row_group_size=4)
+    g = Graph.from_parquet(folder, weight="w", placement="device")
+    _assert_same(g, Graph.from_parquet(folder, weight="w", placement="host", chunk_rows=9))
+
+
+def test_int64_indices_when_the_rows_exceed_the_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 100)
+    path = _write(tmp_path, _edges(weighted=False))
+    g = Graph.from_parquet(path, placement="device")
+    h = Graph.from_parquet(path, placement="host", chunk_rows=16)
+    assert h.index_dtype == np.int64
+    _assert_same(g, h)
+
+
+def test_auto_builds_on_the_host_when_the_budget_is_small(tmp_path, caplog):
+    path = _write(tmp_path, _edges(weighted=False))
+    memory.set_device_budget(1500)  # 160 rows x 12 bytes > half of it; chunks of 2 fit
+    with caplog.at_level(logging.INFO, logger="onyx_rapids.host_build"):
+        h = Graph.from_parquet(path, chunk_rows=2)
+    assert h.placement == "host"
+    assert any("host build: CSC" in r.getMessage() for r in caplog.records)
+    memory.set_device_budget(None)
+    _assert_same(Graph.from_parquet(path, placement="device"), h)
+
+
+def test_undirected_multigraph_is_built_on_the_device_then_placed(tmp_path):
+    path = _write(tmp_path, _edges(weighted=False))
+    g = Graph.from_parquet(path, directed=False, multigraph=True, placement="device")
+    h = Graph.from_parquet(path, directed=False, multigraph=True, placement="host")
+    _assert_same(g, h)
+
+
+@pytest.mark.parametrize("column,value,message", [
+    ("src", None, "source='src': 1 null vertex id in Parquet file .* \\(first at row 23\\)"),
+    ("w", np.inf, "weight='w': 1 row\\(s\\) hold NaN or infinite values \\(first at row 23\\)"),
+])
+def test_bad_rows_are_named_by_their_row_in_the_file(tmp_path, column, value, message):
+    df = _edges()
+    df[column] = df[column].astype("float64" if column == "w" else "Int64")
+    df.loc[23, column] = value
+    path = _write(tmp_path, df)
+    with pytest.raises(ValueError, match=message):
+        Graph.from_parquet(path, weight="w", placement="host", chunk_rows=10)
+
+
+def test_bad_arguments_and_files(tmp_path):
+    path = _write(tmp_path, _edges(weighted=False))
+    with pytest.raises(ValueError, match="chunk_rows must be a positive int"):
+        Graph.from_parquet(path, placement="host", chunk_rows=0)
+    with pytest.raises(ValueError, match="destination='v': no such column in Parquet file"):
+        Graph.from_parquet(path, destination="v", placement="host")
+    empty = _write(tmp_path, _edges(weighted=False).iloc[:0], name="empty.parquet")
+    with pytest.raises(ValueError, match="the edge list is empty"):
+        Graph.from_parquet(empty, placement="host")
+    with pytest.raises(FileNotFoundError, match="no such Parquet"):
+        Graph.from_parquet(tmp_path / "nope.parquet", placement="host")
+
+
+def test_a_budget_below_one_chunk_is_refused_before_reading(tmp_path):
+    path = _write(tmp_path, _edges(weighted=False))
+    memory.set_device_budget(1000)
+    with pytest.raises(MemoryError, match="in chunks of 100 rows needs .* device budget"):
+        Graph.from_parquet(path, placement="host", chunk_rows=100)
