@@ -33,7 +33,7 @@ import numpy as np
 import onyx_rapids as onyx
 
 from . import common, graphs, peers
-from .suites import ablation, construction, hostmem, spmm, traversal
+from .suites import ablation, construction, hostmem, outofcore, spmm, traversal
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Suite:
     quick_ks: tuple = ()
     settings: dict = field(default_factory=dict)
     plot_value: str = "ms"  # the size-sweep plot's y: ms, or a params key (gb_s)
+    prepare: object = None   # prepare(spec, undirected=, log=) -> (input, stats); default:
+    #                          graphs.build (the input is a Graph)
 
 
 R = "rmat:22:16"
@@ -93,7 +95,13 @@ SUITES = {s.name: s for s in (
           "device memory, in pinned host memory read zero-copy (aligned / merged / naive "
           "reads) and in managed memory (UVM, cold), against pinned memcpy bandwidth",
           hostmem.measure, hostmem.algorithms, "rmat:22:16,er:4194304:16",
-          "rmat:4:4,grid:4", 3, False, alternative="unified memory", plot_value="gb_s"),
+          "rmat:4:4,grid:4", 3, False, alternative="unified memory", plot_value="gb_s",
+          peers=("emogi",)),
+    Suite("outofcore", "EMOGI at scale: an R-MAT edge list written to Parquet, built in chunks "
+          "straight into host memory (time, device and host peaks), then bfs, wcc, pagerank "
+          "on the host graph against the same graph moved to the device",
+          outofcore.measure, outofcore.algorithms, "rmat:26:36", "rmat:5:4", 2, False,
+          alternative="device placement", prepare=outofcore.prepare),
 )}
 
 
@@ -392,7 +400,7 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     for spec in specs:
         slugs[spec.text] = spec.slug + "-2" * list(slugs.values()).count(spec.slug)
         try:
-            g, st = graphs.build(spec, undirected=suite.undirected, log=log)
+            g, st = (suite.prepare or graphs.build)(spec, undirected=suite.undirected, log=log)
         except Exception as e:
             log(traceback.format_exc())
             log.fail(f"graph {spec.text}: construction raised {common.error_text(e)}")

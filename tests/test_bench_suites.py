@@ -216,3 +216,17 @@ def test_multisource_against_single_source_runs(tmp_path):
     assert (at_once["check"] == "ok").all() and set(at_once["k"]) == {2, 3}
     assert (df.xs("k separate", level="variant").xs("ours", level="implementation")["role"]
             == "variant").all()
+
+
+def test_outofcore_builds_from_parquet_and_checks_both_placements(tmp_path, monkeypatch):
+    monkeypatch.setenv("ONYX_BENCH_SCRATCH", str(tmp_path))
+    status, df, report = run(tmp_path, "outofcore", "rmat:4:2", algorithms=["bfs"])
+    assert status == 0, report["failures"]
+    build = df.loc[("graph construction", "ours", "host", "from_parquet")]
+    params = json.loads(build["params"])
+    assert build["check"] == "ok" and params["m"] == report["graphs"]["rmat:4:2"]["m"]
+    assert any("host build: CSC" in line for line in params["passes"])
+    assert df.loc[("bfs", "ours", "host", "default"), "check"] == "ok"
+    assert not list(tmp_path.glob("onyx_outofcore_*"))  # the edge file is deleted
+    with pytest.raises(ValueError, match="draws R-MAT graphs"):
+        harness.SUITES["outofcore"].prepare(harness.graphs.parse_spec("grid:4"))

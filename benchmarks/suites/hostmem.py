@@ -224,10 +224,55 @@ def measure(run, spec, g, stats) -> None:
             run.log(f"{name} {case} {variant} on {graph}: {row['ms']:.2f} ms, "
                     f"{row['params']['gb_s']:.1f} GB/s")
             del out, frame
+            if name == "bfs" and variant == "device":
+                _emogi_rows(run, graph, g, source, values, copy_gb_s)
         free_memory()
     del h, managed
     free_memory()
     _budget_case(run, graph, g, source)
+
+
+def _emogi_rows(run, graph, g, source, distance, copy_gb_s):
+    """EMOGI's own bfs (8-byte ids) and bfs_32 (4-byte) from the same root, in each of its
+    memory modes, one process per timed run; checked: its BFS iterations equal our deepest
+    level + 1 from that root."""
+    import tempfile
+    from pathlib import Path
+
+    mod, label = run.peer("emogi")
+    if mod is None:
+        return
+    hops = device.to_host(distance).astype(np.int64)
+    levels = int(hops[hops < 2**31 - 1].max()) + 1
+    reached = int(device.to_host(g.out_degree).astype(np.int64)[hops < 2**31 - 1].sum())
+    root = int(g.to_internal(source))
+    with tempfile.TemporaryDirectory(prefix="emogi_graph_") as folder:
+        bel = mod.write_bel(g, Path(folder) / "graph")
+        for program in mod.PROGRAMS:
+            item = 4 if program.endswith("32") else 8
+            for mode, mode_name in mod.MODES.items():
+                row = run.row(graph, "bfs", "default", f"emogi {program} {mode_name}", "emogi",
+                              "peer", label=label, params={"program": program, "mode": mode,
+                                                           "kernel": 2, "root": root})
+                try:
+                    runs = [mod.run_bfs(program, bel, root, mode)[0]
+                            for _ in range(run.repeat + 1)]
+                except Exception as e:
+                    run.error(row, e, f"EMOGI {program}")
+                    continue
+                times = [ms for _r, _i, ms in runs[1:]]
+                row.update(first_call_ms=runs[0][2], times_ms=times, repeats=len(times),
+                           ms=median(times))
+                nbytes = reached * item
+                row["params"].update(bytes=nbytes, gb_s=nbytes / (row["ms"] * 1e6))
+                if copy_gb_s:
+                    row["params"]["fraction_of_memcpy"] = row["params"]["gb_s"] / copy_gb_s
+                got = {i for _r, i, _ms in runs}
+                run.check(row, {"against": "our bfs levels + 1", "metric": "iterations",
+                                "value": sorted(got), "reference": levels,
+                                "ok": got == {levels}}, f"EMOGI {program} on {graph}")
+                run.log(f"bfs EMOGI {program} {mode_name} on {graph}: {row['ms']:.2f} ms, "
+                        f"{row['params']['gb_s']:.1f} GB/s")
 
 
 def _budget_case(run, graph, g, source):
