@@ -825,6 +825,12 @@ class Graph:
         ...                     ).simple_undirected().m
         2
         """
+        if self.placement == "host":  # built in blocks, never O(m) on the device
+            from . import host_build
+
+            return self.cached("simple_undirected",
+                               lambda: host_build.simple_undirected_on_host(self))
+
         def build():
             src = self.edge_sources.astype(np.int64)
             dst = self.out_indices.astype(np.int64)
@@ -841,10 +847,19 @@ class Graph:
     @property
     def edge_sources(self):
         """The internal source vertex of each edge, in CSR order (m,)."""
+        def rows(a: int, b: int):
+            positions = xp.arange(a, b, dtype=np.int64)
+            return (xp.searchsorted(self.out_offsets, positions, side="right") - 1).astype(
+                self.index_dtype)
+
         def build():
-            positions = xp.arange(self.m, dtype=np.int64)
-            rows = xp.searchsorted(self.out_offsets, positions, side="right") - 1
-            return rows.astype(self.index_dtype)
+            if self.placement != "host":
+                return rows(0, self.m)
+            out = memory.host_empty(self.m, self.index_dtype)  # in blocks, into host memory
+            block = 1 << 26
+            for a in range(0, self.m, block):
+                out[a:a + block] = rows(a, min(a + block, self.m))
+            return out
 
         return self.cached("edge_sources", build)
 

@@ -21,6 +21,10 @@ dropped; then the host arrays are worked through in blocks:
    ascending with their CSR positions (``in_edge_ids``).  A simple undirected graph's CSC is
    its CSR, and this pass gives the reverse-edge pairing instead.
 
+The same passes 2-5 build :meth:`Graph.simple_undirected` of a host-placed graph from blocks
+of its CSR (:func:`simple_undirected_on_host`): what weakly connected components, core numbers
+and APPNP run on.
+
 The result equals what the device build gives (the same arrays, dtypes and order), with one
 difference: the index dtype follows the number of rows read (int64 when they exceed the
 int32 limit) rather than the number of edges left after merging.
@@ -36,7 +40,8 @@ import numpy as np
 from . import device, io, memory
 from .device import xp
 
-__all__ = ["from_parquet_on_host", "default_chunk_rows"]
+__all__ = ["from_parquet_on_host", "simple_undirected_on_host", "assemble_on_host",
+           "default_chunk_rows"]
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +74,9 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
 
     def chunks(cols):
         for start, table in io.parquet_chunks(path, cols, chunk_rows):
-            src, dst, w, names = io.read_edgelist(table, source, destination,
-                                                  weight if cols is columns else None,
-                                                  where=where, row_offset=start)
-            if not directed:  # entry 2i is row i as given, 2i+1 row i reversed
-                src, dst = (xp.stack([src, dst], axis=1).reshape(-1),
-                            xp.stack([dst, src], axis=1).reshape(-1))
-                w = None if w is None else xp.repeat(w, 2, axis=0)
-            yield src, dst, w, names
+            yield io.read_edgelist(table, source, destination,
+                                   weight if cols is columns else None, where=where,
+                                   row_offset=start)
 
     with memory.allocating(f"building a graph from {where} in chunks of {chunk_rows} rows",
                            chunk_rows * CHUNK_ROW_BYTES,
@@ -84,7 +84,7 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
         clock = _Clock()
         distinct, names, rows = None, [], 0
         for src, dst, _w, names in chunks(columns):
-            rows += int(src.shape[0]) // (1 if directed else 2)
+            rows += int(src.shape[0])
             found = xp.unique(xp.concatenate([src, dst]))
             distinct = found if distinct is None else xp.unique(
                 xp.concatenate([distinct, found]))
@@ -94,55 +94,97 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
         if extra is not None and extra.size:
             distinct = xp.unique(xp.concatenate([distinct, extra.reshape(-1)]))
         internal = _Renumbering(distinct)
-        n = internal.n
-        clock.done("distinct ids", rows=rows, n=n)
+        clock.done("distinct ids", rows=rows, n=internal.n)
 
-        degree = xp.zeros(n, dtype=np.int64)
-        for src, _dst, _w, _names in chunks(ids):
-            degree += xp.bincount(internal(src), minlength=n)
-        raw = int(degree.sum())
-        itype = _index_dtype(n, raw)
-        raw_offsets = _offsets(degree)
-        clock.done("out-degrees", entries=raw)
+        def entries(weights: bool):
+            for src, dst, w, _names in chunks(columns if weights else ids):
+                yield internal(src), internal(dst), w
 
-        out_indices = memory.host_empty(raw, itype)
-        weights = None if not names else memory.host_empty((raw, len(names)), np.float32)
-        cursor = raw_offsets[:-1].copy()
-        for src, dst, w, _names in chunks(columns):
-            s = internal(src)
-            order, pos = _slots(s, cursor, n)
-            out_indices[pos] = internal(dst)[order].astype(itype, copy=False)
-            if weights is not None:
-                weights[pos] = w[order]
-            del s, order, pos
-        del cursor
-        clock.done("scatter")
+        return assemble_on_host(cls, entries, distinct, names, directed=directed,
+                                multigraph=multigraph, block=chunk_rows, clock=clock)
 
-        out_degree, in_degree, m = _sort_rows(out_indices, weights, raw_offsets, degree, n,
-                                              block=chunk_rows, dedupe=not multigraph)
-        del raw_offsets, degree
-        out_indices = out_indices[:m]
-        weights = None if weights is None else weights[:m]
-        out_offsets = _offsets(out_degree).astype(itype)
-        clock.done("rows sorted", m=m)
 
-        if directed:
-            in_offsets = _offsets(in_degree).astype(itype)
-            in_indices = memory.host_empty(m, itype)
-        else:
-            in_offsets, in_indices = out_offsets, out_indices
-        in_edge_ids = memory.host_empty(m, itype)
-        _columns(out_indices, out_offsets, in_offsets, in_indices if directed else None,
-                 in_edge_ids, n, block=chunk_rows)
-        clock.done("CSC")
-        out_deg32 = out_degree.astype(np.int32)
-        return cls(vertices=distinct.astype(np.int64, copy=False), out_offsets=out_offsets,
-                   out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
-                   in_edge_ids=in_edge_ids, out_degree=out_deg32,
-                   in_degree=in_degree.astype(np.int32) if directed else out_deg32,
-                   edge_weights=weights, weight_names=names, directed=directed,
-                   reverse_edge=None if directed else in_edge_ids, multigraph=multigraph,
-                   placement="host")
+def simple_undirected_on_host(g, chunk_rows: int | None = None):
+    """:meth:`Graph.simple_undirected` of a host-placed graph, built in blocks of its CSR
+    straight into host memory (passes 2-5 of the module docstring)."""
+    block = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
+
+    def entries(_weights: bool):
+        for a in range(0, g.m, block):
+            b = min(a + block, g.m)
+            dst = _on_device(g.out_indices[a:b])
+            src = (xp.searchsorted(g.out_offsets, xp.arange(a, b, dtype=np.int64), side="right")
+                   - 1).astype(dst.dtype)
+            keep = src != dst
+            yield src[keep], dst[keep], None
+
+    with memory.allocating(f"building the simple undirected view of a host graph of {g.m} "
+                           f"edges in blocks of {block}", block * CHUNK_ROW_BYTES):
+        return assemble_on_host(type(g), entries, g.vertices, [], directed=False,
+                                multigraph=False, block=block, clock=_Clock(),
+                                sides=g.sides, side_names=g.side_names)
+
+
+def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigraph: bool,
+                     block: int, clock, sides=None, side_names=None):
+    """Passes 2-5 (module docstring) over ``entries(weights)``: an iterable of (src, dst,
+    weights | None) chunks of internal indices, read again for each pass (``weights`` False:
+    the weights are not needed).  An undirected graph's rows are stored both ways here."""
+    n = int(vertices.shape[0])
+
+    def stored(weights: bool):
+        for src, dst, w in entries(weights):
+            if not directed:  # entry 2i is row i as given, 2i+1 row i reversed
+                src, dst = (xp.stack([src, dst], axis=1).reshape(-1),
+                            xp.stack([dst, src], axis=1).reshape(-1))
+                w = None if w is None else xp.repeat(w, 2, axis=0)
+            yield src, dst, w
+
+    degree = xp.zeros(n, dtype=np.int64)
+    for src, _dst, _w in stored(False):
+        degree += xp.bincount(src, minlength=n)
+    raw = int(degree.sum())
+    itype = _index_dtype(n, raw)
+    raw_offsets = _offsets(degree)
+    clock.done("out-degrees", entries=raw)
+
+    out_indices = memory.host_empty(raw, itype)
+    weights = None if not names else memory.host_empty((raw, len(names)), np.float32)
+    cursor = raw_offsets[:-1].copy()
+    for src, dst, w in stored(bool(names)):
+        order, pos = _slots(src, cursor, n)
+        out_indices[pos] = dst[order].astype(itype, copy=False)
+        if weights is not None:
+            weights[pos] = w[order]
+        del order, pos
+    del cursor
+    clock.done("scatter")
+
+    out_degree, in_degree, m = _sort_rows(out_indices, weights, raw_offsets, degree, n,
+                                          block=block, dedupe=not multigraph)
+    del raw_offsets, degree
+    out_indices = out_indices[:m]
+    weights = None if weights is None else weights[:m]
+    out_offsets = _offsets(out_degree).astype(itype)
+    clock.done("rows sorted", m=m)
+
+    if directed:
+        in_offsets = _offsets(in_degree).astype(itype)
+        in_indices = memory.host_empty(m, itype)
+    else:
+        in_offsets, in_indices = out_offsets, out_indices
+    in_edge_ids = memory.host_empty(m, itype)
+    _columns(out_indices, out_offsets, in_offsets, in_indices if directed else None,
+             in_edge_ids, n, block=block)
+    clock.done("CSC")
+    out_deg32 = out_degree.astype(np.int32)
+    return cls(vertices=vertices.astype(np.int64, copy=False), out_offsets=out_offsets,
+               out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
+               in_edge_ids=in_edge_ids, out_degree=out_deg32,
+               in_degree=in_degree.astype(np.int32) if directed else out_deg32,
+               edge_weights=weights, weight_names=names, directed=directed,
+               reverse_edge=None if directed else in_edge_ids, multigraph=multigraph,
+               sides=sides, side_names=side_names, placement="host")
 
 
 class _Clock:

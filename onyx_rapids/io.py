@@ -402,31 +402,50 @@ def parquet_row_count(path: str) -> int:
 
 
 def parquet_chunks(path: str, columns: list, chunk_rows: int):
-    """The ``columns`` of a Parquet file or directory as pyarrow Tables of about
-    ``chunk_rows`` rows (whole batches, so at least one row group's batch), in file order
-    (a directory's files in the order ``pyarrow.dataset`` lists them, as ``read_table`` reads
-    them); yields ``(first_row, table)``."""
-    import pyarrow as pa
+    """The ``columns`` of a Parquet file or directory in chunks of about ``chunk_rows`` rows,
+    in file order (a directory's files in the order ``pyarrow.dataset`` lists them, as
+    ``read_table`` reads them); yields ``(first_row, frame)``.
+
+    A chunk is whole row groups of one file, read at once: by ``cudf.read_parquet`` (decoded
+    on the device) on a GPU with cuDF, else by pyarrow with its threads; a row group larger
+    than ``chunk_rows`` is read in batches of ``chunk_rows`` rows instead."""
     import pyarrow.parquet as pq
 
-    files = _parquet_call(path, lambda: _parquet_dataset(path).files)
-    pending, rows, start = [], 0, 0
-    for name in files:
+    cudf = _cudf()
+    start = 0
+    for name in _parquet_call(path, lambda: _parquet_dataset(path).files):
         reader = _parquet_call(name, lambda: pq.ParquetFile(name))
-        batches = reader.iter_batches(batch_size=min(chunk_rows, 1 << 20), columns=columns)
-        while True:
-            batch = _parquet_call(name, lambda: next(batches, None))
-            if batch is None:
+        sizes = [reader.metadata.row_group(i).num_rows
+                 for i in range(reader.metadata.num_row_groups)]
+        group, rows = [], 0
+        for i, size in enumerate(sizes + [None]):
+            if group and (size is None or rows + size > chunk_rows):
+                if cudf is not None:
+                    frame = _parquet_call(name, lambda: cudf.read_parquet(
+                        name, columns=columns, row_groups=[group]))
+                else:
+                    frame = _parquet_call(name, lambda: reader.read_row_groups(
+                        group, columns=columns, use_threads=True))
+                yield start, frame
+                start, group, rows = start + rows, [], 0
+            if size is None:
                 break
-            if batch.num_rows == 0:
-                continue
-            pending.append(batch)
-            rows += batch.num_rows
-            if rows >= chunk_rows:
-                yield start, pa.Table.from_batches(pending)
-                start, pending, rows = start + rows, [], 0
-    if pending:
-        yield start, pa.Table.from_batches(pending)
+            if size > chunk_rows:  # a row group larger than a chunk: batches of it
+                batches = reader.iter_batches(batch_size=chunk_rows, row_groups=[i],
+                                              columns=columns)
+                for batch in batches:
+                    if batch.num_rows:
+                        yield start, _arrow_table(batch)
+                        start += batch.num_rows
+            elif size:
+                group.append(i)
+                rows += size
+
+
+def _arrow_table(batch):
+    import pyarrow as pa
+
+    return pa.Table.from_batches([batch])
 
 
 # ---------------------------------------------------------------------- arrays

@@ -90,6 +90,7 @@ def test_int64_indices_when_the_rows_exceed_the_limit(tmp_path, monkeypatch):
     _assert_same(g, h)
 
 
+@pytest.mark.simulator  # a budget of bytes: on a GPU the allocator counts every live array
 def test_auto_builds_on_the_host_when_the_budget_is_small(tmp_path, caplog):
     path = _write(tmp_path, _edges(weighted=False))
     memory.set_device_budget(1500)  # 160 rows x 12 bytes > half of it; chunks of 2 fit
@@ -139,3 +140,25 @@ def test_a_budget_below_one_chunk_is_refused_before_reading(tmp_path):
     memory.set_device_budget(1000)
     with pytest.raises(MemoryError, match="in chunks of 100 rows needs .* device budget"):
         Graph.from_parquet(path, placement="host", chunk_rows=100)
+
+
+def test_simple_undirected_view_of_a_host_graph_is_built_on_the_host(tmp_path):
+    from onyx_rapids import weakly_connected_components
+
+    df = _edges(weighted=False)
+    df = pd.concat([df, pd.DataFrame({"src": [900, 901], "dst": [901, 902]})])  # 2nd component
+    g = Graph.from_edgelist(df, placement="device")
+    h = Graph.from_edgelist(df, placement="host")
+    a, b = g.simple_undirected(), h.simple_undirected()
+    assert b.placement == "host" and b is h.simple_undirected()
+    for name in ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None) == (y is None), name
+        if x is not None:
+            np.testing.assert_array_equal(device.to_host(y), device.to_host(x), err_msg=name)
+    assert memory.is_host_placed(h.edge_sources)
+    np.testing.assert_array_equal(device.to_host(h.edge_sources), device.to_host(g.edge_sources))
+    for method in ("hook", "propagate"):
+        np.testing.assert_array_equal(
+            weakly_connected_components(h, method=method)["labels"].to_numpy(),
+            weakly_connected_components(g, method=method)["labels"].to_numpy())

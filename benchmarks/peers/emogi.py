@@ -81,13 +81,14 @@ def write_bel(g, stem: Path) -> Path:
 
 def run_bfs(program: str, bel: Path, root: int, mode: int, kernel: int = 2,
             timeout: float = 300.0) -> list:
-    """One process of ``program``: [(root, iterations, ms)] of its one run."""
+    """One process of ``program``: [(root, iterations, ms)] of its one run.  (No ``-i``: it
+    resets the root to vertex 0.)"""
     exe = build() / program
     proc = subprocess.run([str(exe), "-f", str(bel), "-r", str(int(root)), "-t", str(kernel),
-                           "-m", str(mode), "-i", "1"], capture_output=True, text=True,
+                           "-m", str(mode)], capture_output=True, text=True,
                           timeout=timeout)
     runs = [(int(a), int(b), float(c)) for a, b, c in _RUN.findall(proc.stdout)]
-    if proc.returncode != 0 or not runs:
+    if proc.returncode != 0 or not runs or runs[0][0] != int(root):
         raise RuntimeError(f"{program} -m {mode} exited {proc.returncode}: "
                            f"{(proc.stdout + proc.stderr)[-400:]}")
     return runs

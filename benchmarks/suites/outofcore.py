@@ -4,10 +4,10 @@ on the device (EMOGI; ``Graph.from_parquet(..., placement="host")``).
 
 * Preparation (not timed as a row): the spec's R-MAT edge list (Graph500 a, b, c; ids permuted;
   self-loops and repeated pairs kept, as ``datasets.rmat``) is drawn on the device in chunks and
-  written to an uncompressed Parquet file under ``$ONYX_BENCH_SCRATCH`` (default: the system's
+  written (by cuDF's chunked writer on a GPU, else pyarrow) to an uncompressed Parquet file under ``$ONYX_BENCH_SCRATCH`` (default: the system's
   temporary directory), row groups of 2**20 rows; deleted at the end.
 * case ``from_parquet``: ``Graph.from_parquet(path, placement="host")`` once (the build is
-  minutes at 2**31 rows), with the peaks of device memory (the allocator's bytes in use) and
+  minutes at 2**31 rows), with the peaks of device memory (the GPU's bytes in use: total less free) and
   of the process's resident host memory, sampled every 20 ms by a thread, and the build's
   passes (the ``onyx_rapids.host_build`` log).  Checked: under the simulator against the
   device build of the same file (every array equal); on a GPU, against the edge count of the
@@ -15,8 +15,9 @@ on the device (EMOGI; ``Graph.from_parquet(..., placement="host")``).
 * ``bfs`` (from the vertex of largest out-degree), ``weakly_connected_components``
   (``method="propagate"``), ``pagerank`` (unweighted, ``max_iter=20, tol=1e-12``: 20 iterations):
   variant ``host`` (the graph as built) and ``device`` (``g.to("device")``, when the edge
-  arrays fit in the device memory available; else the row says so); the host rows are checked
-  against the device rows (exact; pagerank normalized L1 1e-5).  ``params`` hold the edge
+  arrays fit in the device memory available, and the run fits beside them; else the row says
+  so); the host rows are checked against the device rows (exact; pagerank normalized L1 1e-5),
+  wcc without a device row against union-find (``method="hook"``) on the host graph.  ``params`` hold the edge
   bytes read and GB/s as in suite ``hostmem``, against a pinned memcpy row.
 """
 
@@ -33,11 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-from onyx_rapids import device, memory
+from onyx_rapids import device, io, memory
 from onyx_rapids.graph import Graph
 
 from .. import catalog
-from ..common import column, compare, free_memory, time_calls, timed
+from ..common import (column, compare, error_text, free_memory, out_of_memory,
+                      time_calls, timed)
 from .hostmem import _memcpy_row
 
 ALGORITHMS = ("bfs", "weakly_connected_components", "pagerank")
@@ -83,9 +85,18 @@ def write_rmat_parquet(path, scale: int, edge_factor: int, a: float = 0.57, seed
     rows = edge_factor * n
     schema = pa.schema([("src", pa.from_numpy_dtype(perm.dtype)),
                         ("dst", pa.from_numpy_dtype(perm.dtype))])
+    chunks = (_rmat_chunk(rng, min(chunk, rows - start), scale, a, b, c, perm)
+              for start in range(0, rows, chunk))
+    cudf = io._cudf()
+    if cudf is not None:  # encoded on the device
+        from cudf.io.parquet import ParquetWriter
+
+        with ParquetWriter(str(path), compression=None, row_group_size_rows=ROW_GROUP) as w:
+            for src, dst in chunks:
+                w.write_table(cudf.DataFrame({"src": src, "dst": dst}))
+        return rows
     with pq.ParquetWriter(path, schema, compression="none") as writer:
-        for start in range(0, rows, chunk):
-            src, dst = _rmat_chunk(rng, min(chunk, rows - start), scale, a, b, c, perm)
+        for src, dst in chunks:
             table = pa.table({"src": device.to_host(src), "dst": device.to_host(dst)},
                              schema=schema)
             writer.write_table(table, row_group_size=ROW_GROUP)
@@ -116,7 +127,7 @@ def prepare(spec, *, undirected: bool = False, log=None):
 # ------------------------------------------------------------------------------ peaks
 
 class Peaks:
-    """Peak device bytes in use (the allocator's count) and peak resident host bytes of the
+    """Peak device bytes in use (the GPU's: total less free) and peak resident host bytes of the
     process, sampled by a thread every ``interval`` seconds while the block runs."""
 
     def __init__(self, interval: float = 0.02):
@@ -131,8 +142,16 @@ class Peaks:
         except OSError:
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
+    @staticmethod
+    def _device_used() -> int:
+        """Bytes in use on the GPU (all of them: total less free), 0 without one."""
+        if device.BACKEND != "gpu":
+            return 0
+        free, total = device.xp.cuda.runtime.memGetInfo()
+        return int(total - free)
+
     def _sample(self):
-        self.device = max(self.device, memory._in_use())
+        self.device = max(self.device, self._device_used())
         self.host = max(self.host, self._rss())
 
     def _loop(self):
@@ -140,7 +159,7 @@ class Peaks:
             self._sample()
 
     def __enter__(self):
-        self.device_before, self.host_before = memory._in_use(), self._rss()
+        self.device_before, self.host_before = self._device_used(), self._rss()
         self._sample()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
@@ -273,7 +292,11 @@ def _algorithms(run, graph, h):
                     warnings.simplefilter("ignore", RuntimeWarning)
                     out, first, times = time_calls(lambda: call(g), run.repeat)
             except Exception as e:
-                run.error(row, e, variant)
+                if variant == "device" and out_of_memory(e):
+                    row["status"] = f"n/a: out of device memory ({error_text(e)[:160]})"
+                    free_memory()
+                else:
+                    run.error(row, e, variant)
                 continue
             row.update(first_call_ms=first, times_ms=times, repeats=len(times),
                        ms=float(np.median(times)))
@@ -288,11 +311,20 @@ def _algorithms(run, graph, h):
             row["params"].update(bytes=nbytes, gb_s=nbytes / (row["ms"] * 1e6))
             if copy_gb_s:
                 row["params"]["fraction_of_memcpy"] = row["params"]["gb_s"] / copy_gb_s
-            if reference is None:
+            if variant == "device":
                 reference = values
             else:
-                run.check(row, compare(metric, values, reference, against="the device placement",
-                                       tol=tol), f"{name} host on {graph}")
+                if reference is None and name == "weakly_connected_components":
+                    hook = weakly_connected_components(h, method="hook")
+                    reference, against = column(hook, col), "union-find (method='hook') on host"
+                else:
+                    against = "the device placement"
+                if reference is None:
+                    run.log(f"{name} host on {graph}: no reference (the device run failed)")
+                    row["check"] = "-"
+                    continue
+                run.check(row, compare(metric, values, reference, against=against, tol=tol),
+                          f"{name} host on {graph}")
             run.log(f"{name} {variant} on {graph}: {row['ms']:.1f} ms, "
                     f"{row['params']['gb_s']:.1f} GB/s")
             del out
