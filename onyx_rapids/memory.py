@@ -37,7 +37,7 @@ import numpy as np
 
 from . import device
 
-__all__ = ["DeviceMemoryError", "PLACEMENTS", "ENV_BUDGET", "set_device_budget", "device_budget", "device_available",
+__all__ = ["DeviceMemoryError", "HostMemoryError", "PLACEMENTS", "ENV_BUDGET", "set_device_budget", "device_budget", "device_available",
            "check_placement", "format_bytes", "parse_bytes", "host_empty", "to_host_placed",
            "is_host_placed", "reserve", "allocating", "running"]
 
@@ -180,9 +180,15 @@ class DeviceMemoryError(MemoryError):
     """A device allocation that does not fit the budget (or the GPU), naming what it was."""
 
 
+class HostMemoryError(MemoryError):
+    """Pinned host memory for host placement that could not be page-locked."""
+
+
 def _allocator_failure(e: BaseException) -> bool:
-    """An out-of-memory failure of the allocator (CuPy's pool, RMM), not one of ours."""
-    return isinstance(e, MemoryError) and not isinstance(e, DeviceMemoryError)
+    """An out-of-memory failure of the device allocator (CuPy's pool, RMM), not one of ours
+    (and not the host's)."""
+    return isinstance(e, MemoryError) and not isinstance(e, (DeviceMemoryError,
+                                                              HostMemoryError))
 
 
 def reserve(what: str, nbytes: int, hint: str = "") -> None:
@@ -246,8 +252,10 @@ def host_empty(shape, dtype):
     try:
         block = cupy.cuda.PinnedMemory(nbytes, flags)
     except cupy.cuda.runtime.CUDARuntimeError as e:
-        raise MemoryError(f"could not page-lock {format_bytes(nbytes)} of host memory for "
-                          f"host placement: {e}") from e
+        raise HostMemoryError(f"could not page-lock {format_bytes(nbytes)} of host memory for "
+                              f"host placement ({e}); the host arrays of a graph take its "
+                              "edge count times the index size (8 bytes from 2**31 edges) "
+                              "per array: free host memory, or use a machine with more") from e
     # unified addressing (every 64-bit CUDA platform): the mapped block's device pointer is
     # its host pointer
     memory = cupy.cuda.UnownedMemory(block.ptr, nbytes, block, cupy.cuda.Device().id)

@@ -194,3 +194,9 @@ def test_gpu_budget_is_enforced_by_the_allocator_and_named(allocator):
     finally:
         memory.set_device_budget(None)
         cupy.cuda.set_allocator(before)
+
+
+def test_host_memory_failures_are_not_reported_as_device_ones():
+    assert memory._allocator_failure(MemoryError("out of memory"))
+    assert not memory._allocator_failure(memory.HostMemoryError("could not page-lock"))
+    assert not memory._allocator_failure(memory.DeviceMemoryError("over the budget"))
