@@ -129,9 +129,16 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     def relax(u, v, e, nb, tid, state, aux, nbits, bins, out_off, qn, ctrn, filter_mode,
               parent):
         val = compute(u, v, e, state, aux)
+        # Test before the atomic: a state only ever moves one way (down for min), so an offer
+        # no better than a plain (possibly stale) read of it cannot win; most offers of a
+        # traversal land on vertices already reached, and skip the atomic.
         if is_min:
+            if val >= state[v]:
+                return nb
             better = val < cuda.atomic.min(state, v, val)
         else:
+            if val <= state[v]:
+                return nb
             better = val > cuda.atomic.max(state, v, val)
         if better:
             if TRACK:
