@@ -744,17 +744,24 @@ class Graph:
                     else device.xp.array(a, copy=True)
             return moved[id(a)]
 
-        g = Graph(vertices=self.vertices, out_offsets=self.out_offsets,
-                  out_indices=move(self.out_indices), in_offsets=self.in_offsets,
-                  in_indices=move(self.in_indices), in_edge_ids=move(self.in_edge_ids),
-                  out_degree=self.out_degree, in_degree=self.in_degree,
-                  edge_weights=move(self.edge_weights), weight_names=self.weight_names,
-                  directed=self.directed, reverse_edge=move(self._reverse_edge),
-                  multigraph=self.multigraph, sides=self.sides, side_names=self.side_names,
-                  placement=placement)
+        g = self.with_edge_arrays(move, placement)
         if "edge_sources" in self._cache:
             g._cache["edge_sources"] = move(self._cache["edge_sources"])
         return g
+
+    def with_edge_arrays(self, convert, placement: str | None = None) -> "Graph":
+        """A new Graph sharing this one's per-vertex arrays, with each edge array
+        (:data:`EDGE_ARRAYS`) replaced by ``convert(array)`` (None stays None); the caller
+        keeps arrays shared within the graph shared.  Its derived data starts empty."""
+        return Graph(vertices=self.vertices, out_offsets=self.out_offsets,
+                     out_indices=convert(self.out_indices), in_offsets=self.in_offsets,
+                     in_indices=convert(self.in_indices),
+                     in_edge_ids=convert(self.in_edge_ids), out_degree=self.out_degree,
+                     in_degree=self.in_degree, edge_weights=convert(self.edge_weights),
+                     weight_names=self.weight_names, directed=self.directed,
+                     reverse_edge=convert(self._reverse_edge), multigraph=self.multigraph,
+                     sides=self.sides, side_names=self.side_names,
+                     placement=self.placement if placement is None else placement)
 
     def _placed_value(self, value):
         """Derived data of a host-placed graph: per-edge arrays (length m) go to the host too,

@@ -202,11 +202,9 @@ def reserve(what: str, nbytes: int, hint: str = "") -> None:
 
 
 @contextlib.contextmanager
-def allocating(what: str, nbytes: int, hint: str = ""):
-    """Run the block that allocates ``what`` (about ``nbytes``): checked against the budget
-    first, and an out-of-memory failure inside it (CuPy's pool limit) becomes a MemoryError
-    naming ``what``, the size and the budget."""
-    reserve(what, nbytes, hint)
+def _named_failures(message):
+    """Run the block; on a GPU, an out-of-memory failure of the device allocator inside it
+    becomes a :class:`DeviceMemoryError` whose text is ``message(e)``."""
     if device.BACKEND != "gpu":
         yield
         return
@@ -215,25 +213,28 @@ def allocating(what: str, nbytes: int, hint: str = ""):
     except MemoryError as e:
         if not _allocator_failure(e):
             raise
-        raise DeviceMemoryError(f"{what} (about {format_bytes(nbytes)}) ran out of device memory "
-                          f"under {_budget_text()}: {e}" + (f"; {hint}" if hint else "")) from e
+        raise DeviceMemoryError(message(e)) from e
+
+
+@contextlib.contextmanager
+def allocating(what: str, nbytes: int, hint: str = ""):
+    """Run the block that allocates ``what`` (about ``nbytes``): checked against the budget
+    first, and an out-of-memory failure inside it (CuPy's pool limit) becomes a MemoryError
+    naming ``what``, the size and the budget."""
+    reserve(what, nbytes, hint)
+    with _named_failures(lambda e: f"{what} (about {format_bytes(nbytes)}) ran out of device "
+                         f"memory under {_budget_text()}: {e}" + (f"; {hint}" if hint else "")):
+        yield
 
 
 @contextlib.contextmanager
 def running(algorithm: str):
     """Run ``algorithm``: an out-of-memory failure of CuPy's pool (the budget) inside it
     becomes a MemoryError that names the algorithm, the request and the budget."""
-    if device.BACKEND != "gpu":
+    with _named_failures(lambda e: f"{algorithm} ran out of device memory under "
+                         f"{_budget_text()}: {e}; raise the budget, place the graph on the "
+                         "host (Graph.to('host')), or use fewer features"):
         yield
-        return
-    try:
-        yield
-    except MemoryError as e:
-        if not _allocator_failure(e):
-            raise
-        raise DeviceMemoryError(f"{algorithm} ran out of device memory under {_budget_text()}: {e}; "
-                          "raise the budget, place the graph on the host "
-                          "(Graph.to('host')), or use fewer features") from e
 
 
 # ------------------------------------------------------------------ pinned, mapped host memory

@@ -75,14 +75,8 @@ class Managed:
             a = getattr(g, name)
             if a is not None and id(a) not in self.arrays:
                 self.arrays[id(a)] = self._managed(device.to_host(a))
-        pick = lambda a: None if a is None else self.arrays[id(a)]  # noqa: E731
-        self.graph = Graph(vertices=g.vertices, out_offsets=g.out_offsets,
-                           out_indices=pick(g.out_indices), in_offsets=g.in_offsets,
-                           in_indices=pick(g.in_indices), in_edge_ids=pick(g.in_edge_ids),
-                           out_degree=g.out_degree, in_degree=g.in_degree,
-                           edge_weights=pick(g.edge_weights), weight_names=g.weight_names,
-                           directed=g.directed, reverse_edge=pick(g._reverse_edge),
-                           multigraph=g.multigraph)
+        self.graph = g.with_edge_arrays(lambda a: None if a is None else self.arrays[id(a)],
+                                        "device")
 
     def _managed(self, values):
         cupy = device.xp
