@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import dataclasses
 import inspect
 import json
+import logging
 import os
 import secrets
 import sys
@@ -445,6 +447,24 @@ def _ratings(seed: int = 0):
         {"user": "int64", "item": "int64", "rating": "float32"})
 
 
+@contextlib.contextmanager
+def _logged_to(progress, logger_name: str):
+    """INFO lines of ``logger_name`` go to ``progress`` while the block runs."""
+    class Lines(logging.Handler):
+        def emit(self, record):
+            progress(record.getMessage())
+
+    logger, handler = logging.getLogger(logger_name), Lines(logging.INFO)
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
 def _load_graph(args, spec, progress):
     """(graph, description, embedded dataset name or None) for ``spec`` from the graph flags."""
     from . import datasets
@@ -456,6 +476,7 @@ def _load_graph(args, spec, progress):
     given = args.dataset if args.dataset is not None else args.graph
     weight = _weight_arg(args.weight)
     extra = dict(multigraph=True) if args.multigraph else {}
+    extra["placement"] = args.placement
     bipartite = spec.graph == "bipartite"
     undirected = args.undirected or spec.graph == "undirected"
 
@@ -492,13 +513,16 @@ def _load_graph(args, spec, progress):
         else:
             if not os.path.exists(given):
                 raise CLIError(f"--graph {given!r}: no such file")
-            g = Graph.from_parquet(given, src, dst, weight, directed=not undirected, **extra)
+            with _logged_to(progress, "onyx_rapids.host_build"):  # the chunked build's passes
+                g = Graph.from_parquet(given, src, dst, weight, directed=not undirected,
+                                       **extra)
         where, dataset = given, None
     else:
         raise CLIError(f"--graph {given!r}: unknown dataset name and no such file; embedded "
                        f"datasets: {', '.join(names)} (or give a Parquet path)")
     kind = "bipartite, " if bipartite else ""
     progress(f"graph ready (n={g.n}, m={g.m}, {kind}{'directed' if g.directed else 'undirected'}"
+             f", edges on the {g.placement}"
              f"{', weights ' + ','.join(g.weight_names) if g.weight_names else ''})")
     return g, where, dataset
 
@@ -748,6 +772,23 @@ def _heartbeat_seconds(args) -> float:
 
 
 def cmd_run(args) -> int:
+    """``run``: under ``--device-budget`` when given (the previous budget restored after)."""
+    from . import memory
+
+    if args.device_budget is None:
+        return _cmd_run(args)
+    previous = memory.device_budget()
+    try:
+        memory.set_device_budget(args.device_budget)
+    except ValueError as e:
+        raise CLIError(f"--device-budget {args.device_budget!r}: {e}") from None
+    try:
+        return _cmd_run(args)
+    finally:
+        memory.set_device_budget(previous)
+
+
+def _cmd_run(args) -> int:
     from . import device
 
     progress = Progress(args.quiet)
@@ -960,6 +1001,13 @@ def build_parser() -> argparse.ArgumentParser:
     gg.add_argument("--multigraph", action="store_true",
                     help="keep every row as an edge (default: a simple graph as cuGraph's: "
                          "parallel edges merged)")
+    gg.add_argument("--placement", choices=("auto", "device", "host"), default="auto",
+                    help="where the graph's edge arrays live: device memory, or pinned host "
+                         "memory read zero-copy (graphs larger than the GPU; a Parquet file "
+                         "is then built in chunks); auto (default) picks by size")
+    gg.add_argument("--device-budget", metavar="BYTES",
+                    help="cap the device memory onyx_rapids allocates, e.g. 16GB (as "
+                         "ONYX_RAPIDS_DEVICE_BUDGET)")
     gg.add_argument("--left", metavar="COL",
                     help="bipartite algorithms: the left (user) id column (default: --src)")
     gg.add_argument("--right", metavar="COL",

@@ -562,3 +562,18 @@ def test_change_driven_flag_takes_auto():
 def test_change_driven_auto_refused_where_unsupported(capsys):
     code, _, err = run_cli(capsys, "run", "als", "--change-driven", "auto")
     assert_one_line_error(code, err, "als does not support", "change_driven='auto'")
+
+
+def test_placement_and_device_budget_flags(capsys, tmp_path):
+    from onyx_rapids import memory
+
+    edges = tmp_path / "edges.parquet"
+    pd.DataFrame({"u": [0, 0, 1, 2, 2], "v": [1, 1, 2, 0, 3]}).to_parquet(edges)
+    code, _, err = run_cli(capsys, "run", "bfs", "--graph", edges, "--src", "u", "--dst", "v",
+                           "--placement", "host", "--device-budget", "1GB")
+    assert code == 0, err
+    assert "edges on the host" in err and "host build: CSC" in err  # the chunked build's passes
+    assert memory.device_budget() is None  # restored after the run
+    code, _, err = run_cli(capsys, "run", "bfs", "--graph", edges, "--src", "u", "--dst", "v",
+                           "--device-budget", "lots")
+    assert code != 0 and "--device-budget 'lots'" in err
