@@ -57,7 +57,8 @@ from numba import cuda
 from . import device, frontier as fr
 from .execution import Execution
 from .kernels import acc as kacc
-from .operators import KERNEL_CACHE, _device_function, _prepare_args, _py_func, next_pow2
+from .operators import (KERNEL_CACHE, _device_function, _prepare_args, _py_func,
+                        launch_kernel, next_pow2)
 
 FILTERS = {"jit": kacc.JIT, "online": kacc.ONLINE, "ballot": kacc.BALLOT}
 DIRECTIONS = {"auto": kacc.AUTO, "push": kacc.PUSH, "pull": kacc.PULL}
@@ -308,7 +309,8 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
 
 
 def _launch(kernel, grid, block, *args):
-    kernel[grid, block](*device.kernel_args(args))
+    name = getattr(getattr(kernel, "py_func", None), "__name__", "kernel")
+    launch_kernel(f"acc {name}", kernel, grid, block, *args)
 
 
 def _empty(ctr, it) -> bool:

@@ -525,6 +525,12 @@ def _timed(spec, launch):
     KERNEL_TIMES.add(spec, time.perf_counter() - started)
 
 
+def launch_kernel(name: str, kernel, grid, block, *args) -> None:
+    """Launch a hand-written kernel (ACC's, fused PageRank's, peeling's, union-find's) on
+    ``args``, timed as ``name`` inside :func:`profile_kernels` like the generated ones."""
+    _timed(name, lambda: kernel[grid, block](*device.kernel_args(args)))
+
+
 def _launch(g, plan: _Plan, args: dict, active_in, active_out):
     """Compile (once, through the kernel cache) and launch a plan on its arrays."""
     spec, functions = plan.spec, plan.functions

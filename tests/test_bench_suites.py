@@ -185,6 +185,18 @@ def test_profile_splits_a_call_into_kernels(tmp_path):
     assert params["kernels"] and params["kernel_ms"] <= params["profiled_call_ms"]
 
 
+def test_profile_sees_the_hand_written_kernels(tmp_path):
+    """ACC's, union-find's and the fused PageRank's launches are in the split too."""
+    status, df, report = run(tmp_path, "profile", "rmat:3:2",
+                             algorithms=["bfs", "weakly_connected_components", "pagerank"])
+    assert status == 0, report["failures"]
+    names = {row["algorithm"]: {k["kernel"] for k in json.loads(row["params"])["kernels"]}
+             for _, row in df.reset_index().iterrows()}
+    assert any(k.startswith("acc ") for k in names["bfs"]), names["bfs"]
+    assert "union-find compress" in names["weakly_connected_components"]
+    assert "fused pagerank" in names["pagerank"]
+
+
 def test_profile_takes_option_settings_as_variants(tmp_path):
     status, df, report = run(tmp_path, "profile", "rmat:3:2", algorithms=["ppr"], ks=[4],
                              variants=["width=2"])

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import device
+from .. import device, operators as ops
 from ..acc import acc
 from ..kernels import union_find
 from ..registry import algorithm, unsupported
@@ -117,13 +117,15 @@ def _hook(und, block_size):
         return parent
     off, idx, view = device.kernel_args((off, idx, parent))
     for r in range(2):
-        union_find.link_neighbour[grid, block](off, idx, view, np.int64(r))
-        union_find.compress[grid, block](view)
+        ops.launch_kernel("union-find link_neighbour", union_find.link_neighbour, grid, block,
+                          off, idx, view, np.int64(r))
+        ops.launch_kernel("union-find compress", union_find.compress, grid, block, view)
     roots, votes = xp.unique(parent[xp.linspace(0, und.n - 1, min(SAMPLE, und.n))
                                     .astype(np.int64)], return_counts=True)
     giant = np.dtype(idx.dtype).type(int(roots[int(votes.argmax())]))  # a host scalar
-    union_find.link_rest[grid, block](off, idx, view, np.int64(2), giant)
-    union_find.compress[grid, block](view)
+    ops.launch_kernel("union-find link_rest", union_find.link_rest, grid, block, off, idx,
+                      view, np.int64(2), giant)
+    ops.launch_kernel("union-find compress", union_find.compress, grid, block, view)
     return parent
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import device
+from .. import device, operators as ops
 from ..kernels import peel as kernels
 from ..registry import Input, algorithm
 from ._common import Info, finish
@@ -82,7 +82,7 @@ def _peel_fused(und, degree, core, k_min, block_size):
     if not device.is_simulator():
         grid = min(device.multiprocessor_count() * (2048 // block),
                    device.cooperative_blocks(kernels.peel_fused, call, block))
-    kernels.peel_fused[grid, block](*device.kernel_args(call))
+    ops.launch_kernel("fused peel", kernels.peel_fused, grid, block, *call)
     rounds, levels = (int(x) for x in device.to_host(out))
     info = Info(iterations=rounds, converged=True, variant=dict(levels=levels, fused=True))
     return core, info

@@ -245,7 +245,7 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     if not device.is_simulator():
         grid = min(device.multiprocessor_count() * (2048 // block),
                    device.cooperative_blocks(kernel, call, block))
-    kernel[grid, block](*device.kernel_args(call))
+    ops.launch_kernel("fused pagerank", kernel, grid, block, *call)
     iterations, converged, switched = (int(x) for x in device.to_host(out))
     info = RunInfo(iterations=iterations, converged=bool(converged),
                    variant=dict(feature_aware=execution.feature_aware,
