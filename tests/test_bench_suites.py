@@ -242,3 +242,18 @@ def test_outofcore_builds_from_parquet_and_checks_both_placements(tmp_path, monk
     assert not list(tmp_path.glob("onyx_outofcore_*"))  # the edge file is deleted
     with pytest.raises(ValueError, match="draws R-MAT graphs"):
         harness.SUITES["outofcore"].prepare(harness.graphs.parse_spec("grid:4"))
+
+
+def test_partition_streaming_baseline_gives_our_pagerank():
+    from benchmarks.suites import hostmem
+    from onyx_rapids import Graph, datasets, device, pagerank
+
+    g = Graph.from_edgelist(datasets.rmat(5, 4, seed=2), placement="host")
+    frame, info = pagerank(g, weight=False, tol=1e-6, return_info=True)
+    streamed = hostmem.Streamed(g, partition_bytes=64)  # 16 int32 ids a partition
+    assert len(streamed.parts) > 4
+    ranks = device.to_host(streamed.pagerank(0.85, info.iterations)).astype(np.float64)
+    ours = frame["pagerank"].to_numpy().astype(np.float64)
+    assert np.abs(ranks - ours).sum() / np.abs(ours).sum() < 1e-5
+    wrong = device.to_host(streamed.pagerank(0.5, info.iterations)).astype(np.float64)
+    assert np.abs(wrong - ours).sum() / np.abs(ours).sum() > 1e-3  # the check can fail

@@ -11,7 +11,9 @@ the graph's edge arrays in device memory, in pinned host memory read zero-copy (
   ``edge_access``), ``device`` (the graph in device memory), ``uvm`` (the CSR/CSC in managed
   memory with read-mostly advice; every timed call starts cold: the host rewrites the arrays
   first, so their pages are on the host).  ``pagerank`` (unweighted, the fused kernel),
-  ``feature_propagation`` at k = 1 and 32 (10 iterations): ``host``, ``device``, ``uvm``.
+  ``feature_propagation`` at k = 1 and 32 (10 iterations): ``host``, ``device``, ``uvm``;
+  pagerank also ``partition streaming`` (:class:`Streamed`: the CSC copied to the device in
+  partitions every iteration, as many iterations as our run took).
 * Every row is checked against the device row (exact for bfs / wcc, relative 1e-4 for sssp,
   1e-5 for the propagations).  ``params`` hold the edge-array bytes the run had to read (bfs:
   the reached vertices' out-edges, ids; sssp: the same with weights, a lower bound; wcc: the
@@ -220,10 +222,119 @@ def measure(run, spec, g, stats) -> None:
             del out, frame
             if name == "bfs" and variant == "device":
                 _emogi_rows(run, graph, g, source, values, copy_gb_s)
+            if name == "pagerank" and variant == "device":
+                _streaming_row(run, graph, h, values, info.iterations, copy_gb_s)
         free_memory()
     del h, managed
     free_memory()
     _budget_case(run, graph, g, source)
+
+
+STREAM_PARTITION_BYTES = 256 << 20  # CSC bytes copied per partition by the streaming baseline
+
+
+class Streamed:
+    """PageRank by partition streaming, the other thing a user would do with edges in host
+    memory: every iteration copies the CSC's source ids to the device one partition of
+    destination vertices at a time (``cudaMemcpyAsync`` on a copy stream into one of two
+    device buffers, so the next partition's copy overlaps this one's work) and pulls that
+    partition's ranks with CuPy (a gather of the sources' shares and a segmented sum by
+    cumulative sums, float64).  cuGraph's update: ``r' = alpha (A^T (r / d_out) + D / n) +
+    (1 - alpha) / n``, D the dangling vertices' rank."""
+
+    def __init__(self, h, partition_bytes: int = STREAM_PARTITION_BYTES):
+        xp = device.xp
+        self.h, self.n = h, h.n
+        self.offsets = device.to_host(h.in_offsets).astype(np.int64)
+        item = h.in_indices.dtype.itemsize
+        per = max(1, partition_bytes // item)
+        self.parts, v0 = [], 0
+        while v0 < self.n:  # whole vertices, about ``per`` in-edges each
+            v1 = int(np.searchsorted(self.offsets, self.offsets[v0] + per, side="right")) - 1
+            v1 = min(max(v1, v0 + 1), self.n)
+            self.parts.append((v0, v1))
+            v0 = v1
+        widest = max(int(self.offsets[b] - self.offsets[a]) for a, b in self.parts)
+        self.buffers = [xp.empty(max(widest, 1), dtype=h.in_indices.dtype) for _ in range(2)]
+        self.gpu = device.BACKEND == "gpu"
+        if self.gpu:
+            self.copy_stream = xp.cuda.Stream(non_blocking=True)
+        out_degree = h.out_degree.astype(np.float64)
+        self.inv_out = xp.where(out_degree > 0, 1.0 / xp.maximum(out_degree, 1.0), 0.0)
+        self.dangling = out_degree == 0
+        self.in_offsets = h.in_offsets.astype(np.int64)
+
+    def _copy(self, k: int, freed: list):
+        """Start copying partition k's source ids into buffer k % 2, once the work that last
+        read that buffer (``freed[k % 2]``, an event on the compute stream) is done; returns
+        an event for the copy's end."""
+        a, b = (int(self.offsets[v]) for v in self.parts[k])
+        dst, src = self.buffers[k % 2][:b - a], self.h.in_indices[a:b]
+        if not self.gpu:
+            dst[...] = src
+            return None
+        xp = device.xp
+        with self.copy_stream:
+            if freed[k % 2] is not None:
+                self.copy_stream.wait_event(freed[k % 2])
+            dst.data.copy_from_device_async(src.data, (b - a) * src.itemsize, self.copy_stream)
+            done = xp.cuda.Event()
+            done.record(self.copy_stream)
+        return done
+
+    def pagerank(self, alpha: float, iterations: int):
+        xp = device.xp
+        rank = xp.full(self.n, 1.0 / self.n, dtype=np.float64)
+        freed = [None, None]  # per buffer: the compute-stream event after its last reader
+        for _ in range(iterations):
+            share = rank * self.inv_out
+            dangling = float(rank[self.dangling].sum())
+            nxt = xp.empty_like(rank)
+            pending = self._copy(0, freed)
+            for k, (v0, v1) in enumerate(self.parts):
+                if pending is not None:
+                    xp.cuda.get_current_stream().wait_event(pending)
+                if k + 1 < len(self.parts):  # overlaps this partition's work
+                    upcoming = self._copy(k + 1, freed)
+                a = int(self.offsets[v0])
+                ids = self.buffers[k % 2][:int(self.offsets[v1]) - a]
+                sums = xp.concatenate([xp.zeros(1), xp.cumsum(share[ids])])
+                ends = self.in_offsets[v0:v1 + 1] - a
+                nxt[v0:v1] = alpha * (sums[ends[1:]] - sums[ends[:-1]] + dangling / self.n) \
+                    + (1.0 - alpha) / self.n
+                if self.gpu:
+                    freed[k % 2] = xp.cuda.Event()
+                    freed[k % 2].record(xp.cuda.get_current_stream())
+                if k + 1 < len(self.parts):
+                    pending = upcoming
+            rank = nxt
+        device.synchronize()
+        return rank.astype(np.float32)
+
+
+def _streaming_row(run, graph, h, reference, iterations, copy_gb_s):
+    """Row ``partition streaming`` of the pagerank case: :class:`Streamed` for as many
+    iterations as our run took, checked against the device placement's ranks."""
+    row = run.row(graph, "pagerank", "unweighted", "partition streaming", "cupy", "peer",
+                  label=f"CuPy pull, CSC streamed in {STREAM_PARTITION_BYTES >> 20} MiB "
+                        "partitions (cudaMemcpyAsync, 2 buffers)",
+                  params={"iterations": iterations})
+    try:
+        streamed = Streamed(h)
+        ranks = run.timed(row, lambda: streamed.pagerank(0.85, iterations))
+    except Exception as e:
+        run.error(row, e, "partition streaming")
+        return
+    if ranks is None:
+        return
+    row["params"]["partitions"] = len(streamed.parts)
+    nbytes = h.m * h.in_indices.dtype.itemsize * iterations
+    row["params"].update(bytes=nbytes, gb_s=nbytes / (row["ms"] * 1e6))
+    if copy_gb_s:
+        row["params"]["fraction_of_memcpy"] = row["params"]["gb_s"] / copy_gb_s
+    _check(run, row, "pagerank", ranks, reference, f"pagerank partition streaming {graph}")
+    run.log(f"pagerank partition streaming on {graph}: {row['ms']:.2f} ms, "
+            f"{row['params']['gb_s']:.1f} GB/s")
 
 
 def _emogi_rows(run, graph, g, source, distance, copy_gb_s):
