@@ -59,6 +59,12 @@ _DENSE_SPAN_FACTOR = 2
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
 
+def edge_rows(offsets, a: int, b: int, dtype):
+    """The row (source vertex) of each CSR position a..b-1 of ``offsets``, as ``dtype``."""
+    positions = xp.arange(a, b, dtype=np.int64)
+    return (xp.searchsorted(offsets, positions, side="right") - 1).astype(dtype, copy=False)
+
+
 def _index_dtype(n: int, m: int) -> np.dtype:
     return np.dtype(np.int32) if max(n, m) <= _INDEX32_LIMIT else np.dtype(np.int64)
 
@@ -855,9 +861,7 @@ class Graph:
     def edge_sources(self):
         """The internal source vertex of each edge, in CSR order (m,)."""
         def rows(a: int, b: int):
-            positions = xp.arange(a, b, dtype=np.int64)
-            return (xp.searchsorted(self.out_offsets, positions, side="right") - 1).astype(
-                self.index_dtype)
+            return edge_rows(self.out_offsets, a, b, self.index_dtype)
 
         def build():
             if self.placement != "host":

@@ -39,9 +39,10 @@ import numpy as np
 
 from . import device, io, memory
 from .device import xp
+from .graph import _index_dtype, _run_heads, edge_rows
 
 __all__ = ["from_parquet_on_host", "simple_undirected_on_host", "assemble_on_host",
-           "default_chunk_rows"]
+           "default_chunk_rows", "row_blocks"]
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +114,7 @@ def simple_undirected_on_host(g, chunk_rows: int | None = None):
         for a in range(0, g.m, block):
             b = min(a + block, g.m)
             dst = _on_device(g.out_indices[a:b])
-            src = (xp.searchsorted(g.out_offsets, xp.arange(a, b, dtype=np.int64), side="right")
-                   - 1).astype(dst.dtype)
+            src = edge_rows(g.out_offsets, a, b, dst.dtype)
             keep = src != dst
             yield src[keep], dst[keep], None
 
@@ -218,12 +218,6 @@ class _Renumbering:
         return xp.searchsorted(self.distinct, ids).astype(self.dtype)
 
 
-def _index_dtype(n: int, m: int):
-    from .graph import _index_dtype as index_dtype
-
-    return index_dtype(n, m)
-
-
 def _offsets(counts):
     """Offsets (n+1, int64) of per-vertex ``counts``."""
     out = xp.zeros(int(counts.shape[0]) + 1, dtype=np.int64)
@@ -244,7 +238,7 @@ def _slots(keys, cursor, n: int):
     return order, positions
 
 
-def _row_blocks(offsets, block: int):
+def row_blocks(offsets, block: int):
     """``(v0, v1)`` ranges of whole rows holding about ``block`` entries each (a row longer
     than ``block`` is a block of its own); ``offsets`` on the host."""
     n = offsets.shape[0] - 1
@@ -269,7 +263,7 @@ def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe:
     out_degree = xp.zeros(n, dtype=np.int64)
     in_degree = xp.zeros(n, dtype=np.int64)
     written = 0
-    for v0, v1 in _row_blocks(host_offsets, block):
+    for v0, v1 in row_blocks(host_offsets, block):
         a, b = int(host_offsets[v0]), int(host_offsets[v1])
         if a == b:
             continue
@@ -278,9 +272,9 @@ def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe:
         key = row.astype(np.int64) * n + dst
         order = xp.argsort(key, kind="stable")
         if dedupe:
-            head = _heads(key[order])
+            head = _run_heads(key[order])
             if head is not None:
-                order = order[head]
+                order = order[xp.flatnonzero(head)]
         del key
         row, dst = row[order], dst[order]
         k = int(dst.shape[0])
@@ -291,17 +285,6 @@ def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe:
         in_degree += xp.bincount(dst, minlength=n)
         written += k
     return out_degree, in_degree, written
-
-
-def _heads(sorted_keys):
-    """Indices of the first entry of each run of equal ``sorted_keys``, or None when all
-    are distinct."""
-    if sorted_keys.shape[0] < 2:
-        return None
-    head = xp.empty(sorted_keys.shape[0], dtype=np.bool_)
-    head[0] = True
-    xp.not_equal(sorted_keys[1:], sorted_keys[:-1], out=head[1:])
-    return None if bool(head.all()) else xp.flatnonzero(head)
 
 
 def _columns(out_indices, out_offsets, in_offsets, in_indices, in_edge_ids, n: int, *,
@@ -315,8 +298,6 @@ def _columns(out_indices, out_offsets, in_offsets, in_indices, in_edge_ids, n: i
         b = min(a + block, m)
         dst = _on_device(out_indices[a:b])
         order, pos = _slots(dst, cursor, n)
-        edge = order.astype(np.int64) + a
-        in_edge_ids[pos] = edge.astype(in_edge_ids.dtype, copy=False)
+        in_edge_ids[pos] = (order.astype(np.int64) + a).astype(in_edge_ids.dtype, copy=False)
         if in_indices is not None:
-            src = xp.searchsorted(out_offsets, edge, side="right") - 1
-            in_indices[pos] = src.astype(in_indices.dtype, copy=False)
+            in_indices[pos] = edge_rows(out_offsets, a, b, in_indices.dtype)[order]

@@ -27,7 +27,7 @@ import ctypes
 
 import numpy as np
 
-from onyx_rapids import device, memory
+from onyx_rapids import device, host_build, memory
 from onyx_rapids.graph import Graph
 
 from .. import catalog
@@ -248,12 +248,7 @@ class Streamed:
         self.offsets = device.to_host(h.in_offsets).astype(np.int64)
         item = h.in_indices.dtype.itemsize
         per = max(1, partition_bytes // item)
-        self.parts, v0 = [], 0
-        while v0 < self.n:  # whole vertices, about ``per`` in-edges each
-            v1 = int(np.searchsorted(self.offsets, self.offsets[v0] + per, side="right")) - 1
-            v1 = min(max(v1, v0 + 1), self.n)
-            self.parts.append((v0, v1))
-            v0 = v1
+        self.parts = list(host_build.row_blocks(self.offsets, per))  # whole vertices
         widest = max(int(self.offsets[b] - self.offsets[a]) for a, b in self.parts)
         self.buffers = [xp.empty(max(widest, 1), dtype=h.in_indices.dtype) for _ in range(2)]
         self.gpu = device.BACKEND == "gpu"
