@@ -77,7 +77,7 @@ def write_rmat_parquet(path, scale: int, edge_factor: int, a: float = 0.57, seed
     import pyarrow.parquet as pq
 
     xp = device.xp
-    b = c = (1.0 - a) / 3 if a != 0.57 else 0.19
+    b = c = 0.19  # as datasets.rmat and the rmat:SCALE:EDGE_FACTOR:A spec of benchmarks.graphs
     rng = xp.random.default_rng(seed)
     n = 1 << scale
     perm = xp.random.RandomState(seed + 1).permutation(n).astype(
