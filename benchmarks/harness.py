@@ -342,7 +342,7 @@ def draw_plots(report: dict, stem: Path, slugs: dict) -> tuple[list, str | None]
             ax.set_title(" ".join(str(p) for p in panel), fontsize=8)
             ax.legend(fontsize=6)
         save(fig, suffix)
-    return paths, None
+    return paths, (None if paths else "no plot: no row was measured (every row n/a, skipped or failed)")
 
 
 # ------------------------------------------------------------------------------ running
