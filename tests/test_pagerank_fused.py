@@ -182,3 +182,23 @@ def test_several_sources_are_not_fused():
     assert info["fused"] is False
     with pytest.raises(ValueError, match="2 sources"):
         personalized_pagerank(g, sources, fused=True)
+
+
+def test_lanes_follow_the_in_degree_distribution():
+    assert kernel.lane_edges(np.full(100, 16), 1024) == 8
+    assert kernel.lane_edges(np.r_[np.full(90, 2), 500, 900], 1024) == 16
+    assert kernel.lane_edges(np.full(10, 2000), 1024) == 16  # every vertex heavy
+    rng = np.random.default_rng(3)  # every in-degree 12: 8 edges a lane, two lanes a vertex
+    n = 24
+    dst = np.repeat(np.arange(n), 12)
+    src = np.concatenate([rng.choice(np.delete(np.arange(n), v), 12, replace=False)
+                          for v in range(n)])
+    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst")
+    work = kernel.pull_work(g)
+    assert work["per_lane"] == 8 and device.to_host(work["bin_units"])[1] == 2
+    assert device.to_host(work["bin_start"])[1] == 0  # nobody in bin 0
+    s, d = csr_edges(g)
+    expected = oracles.pagerank(g.n, s, d, tol=1e-12, max_iter=100)
+    got = pagerank(g, tol=1e-7)
+    np.testing.assert_allclose(got.sort_values("vertex")["pagerank"].to_numpy(), expected,
+                               atol=1e-6)

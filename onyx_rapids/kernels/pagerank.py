@@ -22,10 +22,10 @@ barrier and is next written after this one.
 
 Load balance (SIMD-X's small/medium/large worklists, fixed for the graph): the vertices are
 grouped by in-degree (:func:`pull_work`); bin ``b`` gives each vertex ``bin_units[b]`` lanes (1
-to 32, about ``PER_LANE`` edges each; in bin 0 a lane takes two vertices at once, so that their
-chains of dependent loads overlap; measured in benchmarks/NOTES.md), and a vertex with ``HEAVY``
-or more in-edges is cut into
-chunks of ``CHUNK`` edges, one warp each.  A chunk's warp adds its sum to ``hacc`` with an atomic;
+to 32, about 16 or 8 edges each as the in-degree distribution says, :func:`lane_edges`; in bin
+0 a lane takes two vertices at once, so that their chains of dependent loads overlap; measured
+in benchmarks/NOTES.md), and a vertex with ``HEAVY`` or more in-edges is cut into chunks of
+``CHUNK`` edges, one warp each.  A chunk's warp adds its sum to ``hacc`` with an atomic;
 the warp that finishes a vertex's last chunk (a counter per heavy vertex, after a fence) takes
 the whole sum and settles the vertex, so no second barrier is needed.
 """
@@ -40,8 +40,14 @@ from .collective import warp_sum
 
 WARP = 32
 FULL = uint32(0xFFFFFFFF)
-PER_LANE = 16  # light vertices: about this many in-edges per lane (rmat scale 22, H100,
-# 9 iterations: 16 -> 7.1 ms, 8 -> 7.3 ms, 4 -> 7.8 ms; a grid's in-degrees <= 4 give one bin)
+PER_LANE = None  # light vertices: about this many in-edges per lane; None: from the graph
+# (:func:`lane_edges`).  H100, 2026-11-24, ms per 20 iterations, 16 / 8 edges a lane,
+# unweighted | weighted (benchmarks/NOTES.md): R-MAT 22 a=0.57 19.4 / 19.7 | 23.4 / 24.2,
+# a=0.45 22.1 / 22.5 | 27.0 / 28.6, a=0.6 17.9 / 17.1 | 20.3 / 22.0, uniform random of
+# in-degree ~16 24.4 / 21.1 | 48.1 / 26.5; grid and road (in-degree <= 4): no difference.
+PAIRED_SHARE = 0.25  # 8 edges a lane once this share of the light in-edges sits on vertices of
+# in-degree 9..16 (bin 0's paired lanes would chain 2 x 16 dependent loads): uniform 0.46,
+# R-MAT a = 0.45 / 0.57 / 0.6 0.14 / 0.04 / 0.07 (scale 20)
 HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
 # register cap per thread (0: none).  H100, 2026-11-24, ms per iteration, caps 64 / none
@@ -250,18 +256,40 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
 
     ``order``: the vertices of in-degree below ``heavy`` grouped by bin (ascending ids within a
     bin), ``bin_start`` the bins' bounds in it, ``bin_units`` their lanes per vertex
-    (``next_pow2(ceil(degree / per_lane))``, at most 32); ``slot_vertex`` the heavy vertices,
+    (``next_pow2(ceil(degree / per_lane))``, at most 32; ``per_lane`` None: :func:`lane_edges`
+    of the graph's in-degrees); ``slot_vertex`` the heavy vertices,
     ``slot_chunks`` their chunk counts, ``chunk_start``/``chunk_slot`` one entry per chunk.
     """
-    per_lane, heavy, chunk = (PER_LANE if per_lane is None else per_lane,
-                              HEAVY if heavy is None else heavy, CHUNK if chunk is None else chunk)
+    per_lane = PER_LANE if per_lane is None else per_lane
+    heavy, chunk = HEAVY if heavy is None else heavy, CHUNK if chunk is None else chunk
+    if per_lane is None:
+        per_lane = g.cached(("pagerank", "lane_edges", int(heavy)),
+                            lambda: lane_edges(_in_degree(g), int(heavy)))
     return g.cached(("pagerank", "pull_work", int(per_lane), int(heavy), int(chunk)),
                     lambda: _pull_work(g, int(per_lane), int(heavy), int(chunk)))
 
 
+def lane_edges(degree: np.ndarray, heavy: int) -> int:
+    """In-edges a lane takes in the fused kernel, from the in-degree distribution: 16, or 8
+    when more than ``PAIRED_SHARE`` of the light vertices' in-edges sit on vertices of in-degree
+    9..16 (with 16, bin 0 gives each of them a lane shared with a second vertex: a chain of up
+    to 32 dependent loads, where 8 splits them over two lanes).
+
+    >>> lane_edges(np.full(100, 16), 1024), lane_edges(np.r_[np.full(90, 2), 500, 900], 1024)
+    (8, 16)
+    """
+    light = degree[degree < heavy]
+    total = light.sum()
+    paired = light[(light > 8) & (light <= 16)].sum()
+    return 8 if total and paired > PAIRED_SHARE * total else 16
+
+
+def _in_degree(g) -> np.ndarray:
+    return device.to_host(device.xp.diff(g.in_offsets)).astype(np.int64)
+
+
 def _pull_work(g, per_lane, heavy, chunk):
-    xp = device.xp
-    degree = device.to_host(xp.diff(g.in_offsets)).astype(np.int64)
+    degree = _in_degree(g)
     light = degree < heavy
     lanes = np.minimum(WARP, -(-degree // per_lane))
     bins = np.where(lanes <= 1, 0, np.ceil(np.log2(np.maximum(lanes, 1))).astype(np.int64))
@@ -286,6 +314,7 @@ def _pull_work(g, per_lane, heavy, chunk):
         slot_chunks=device.asarray(_padded(slot_chunks.astype(np.int32))),
         chunk_start=device.asarray(_padded(chunk_start.astype(index))),
         chunk_slot=device.asarray(_padded(chunk_slot.astype(np.int32))),
+        per_lane=int(per_lane),
         chunk=int(chunk),
         chunks=int(chunk_slot.size),
         heavy=int(hv.size),
