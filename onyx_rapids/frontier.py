@@ -29,8 +29,22 @@ def full(n: int):
 
 
 def from_vertices(n: int, vertices):
-    """A bit-vector with the given internal vertex ids active."""
+    """A bit-vector with the given internal vertex ids active.
+
+    Ids given on the host (a NumPy array, list or int: a traversal's sources) set their words
+    with one small scatter; device ids go through a boolean mask of n."""
     xp = device.xp
+    if not hasattr(vertices, "__cuda_array_interface__"):
+        ids = np.asarray(vertices, dtype=np.int64).ravel()
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n):
+            raise ValueError(f"vertices must be internal ids in [0, {n}), got {ids}")
+        cells, where = np.unique(ids >> 5, return_inverse=True)
+        values = np.zeros(cells.size, dtype=np.uint32)
+        np.bitwise_or.at(values, where, np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
+        bits = xp.zeros(words(n), dtype=np.uint32)
+        if cells.size:
+            bits[device.asarray(cells)] = device.asarray(values)
+        return bits
     ids = xp.asarray(vertices, dtype=np.int64).ravel()
     if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n):
         raise ValueError(f"vertices must be internal ids in [0, {n}), got {device.to_host(ids)}")

@@ -979,7 +979,8 @@ def _pandas_column(value):
 def _frame(columns: dict, blocks=(), pandas: bool = False):
     """The result frame of ``columns`` (name -> array, :class:`_Masked` or :class:`_Sides`):
     cuDF on a GPU with cuDF installed unless ``pandas`` (a private switch: the benchmarks time
-    the pandas path beside cuDF), else pandas (:func:`_pandas_frame`; ``blocks`` as there)."""
+    the pandas path beside cuDF), else pandas (:func:`_pandas_frame`; ``blocks`` as there).
+    Nulls come only from :class:`_Masked` columns: a NaN value stays NaN on both paths."""
     cudf = None if pandas else _cudf()
     if cudf is not None:
         import pandas as pd
@@ -992,10 +993,10 @@ def _frame(columns: dict, blocks=(), pandas: bool = False):
                 values = value.values
                 if values.dtype.kind in "iu":
                     values = values.astype(np.int64)
-                data[key] = cudf.Series(xp.ascontiguousarray(values)).where(
+                data[key] = cudf.Series(xp.ascontiguousarray(values), nan_as_null=False).where(
                     cudf.Series(xp.ascontiguousarray(value.valid)))  # null where not valid
-            else:
-                data[key] = xp.ascontiguousarray(value)
+            else:  # a NaN stays a NaN, as in the pandas frame (and cuDF need not count them)
+                data[key] = cudf.Series(xp.ascontiguousarray(value), nan_as_null=False)
         return cudf.DataFrame(data)
     return _pandas_frame(columns, blocks)
 

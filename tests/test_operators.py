@@ -478,3 +478,14 @@ def test_max_change_refuses_push_and_a_bad_into():
             ops.vertexmap(g, [ops.MaxChange("y", "x", "stop")], dict(args, stop=bad), k=2)
     with pytest.raises(ValueError, match="MaxChange old 'nope' is not in args"):
         ops.vertexmap(g, [ops.MaxChange("y", "nope", "stop")], args, k=2)
+
+
+def test_host_ids_set_the_same_bits_as_a_mask():
+    for n, ids in [(70, [0, 3, 31, 32, 69, 3]), (5, []), (64, [63]), (100, list(range(0, 100, 3)))]:
+        mask = np.zeros(n, dtype=bool)
+        mask[ids] = True
+        expected = device.to_host(frontier.from_mask(device.asarray(mask)))
+        got = device.to_host(frontier.from_vertices(n, np.asarray(ids, dtype=np.int64)))
+        assert got.dtype == np.uint32 and np.array_equal(got, expected), (n, ids)
+    with pytest.raises(ValueError, match=r"internal ids in \[0, 5\)"):
+        frontier.from_vertices(5, [5])

@@ -44,6 +44,23 @@ def test_results_are_cudf_frames_with_the_same_values():
     assert list(lp.columns) == ["vertex", "lp_0", "lp_1", "label"]
 
 
+def test_cudf_result_keeps_nan_and_nulls_apart():
+    """A NaN value stays NaN (as in the pandas frame); only masked columns hold nulls."""
+    import cudf
+
+    from onyx_rapids import io
+
+    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]}), "src", "dst")
+    values = device.asarray(np.array([0.5, np.nan, 2.0], dtype=np.float32))
+    masked = (device.asarray(np.array([1, 2, 3])), device.asarray(np.array([True, False, True])))
+    df = io.to_frame(g, {"x": values, "p": masked})
+    assert isinstance(df, cudf.DataFrame)
+    assert df["x"].null_count == 0 and df["p"].null_count == 1
+    host = df.to_pandas()
+    assert np.isnan(host["x"].to_numpy()[1]) and host["x"].to_numpy()[2] == 2.0
+    assert host["p"].isna().tolist() == [False, True, False]
+
+
 @pytest.mark.parametrize("change_driven", [False, True])
 def test_pagerank_matches_cugraph(change_driven):
     import cudf
