@@ -197,7 +197,7 @@ def _grid(block):
 def acc(g, state, compute, *, combine="min", active=None, settled=None, args=None,
         active_in=None, direction="auto", pull_fraction=0.3, filter="jit", threshold=64,
         fused=False, max_iter=None, block_size=None, medium_degree=32, large_degree=1024,
-        parent=None, edge_access=None) -> AccResult:
+        parent=None, edge_access=None, same_offers=False) -> AccResult:
     """Run Active-Compute-Combine from ``active_in`` (a bit-vector; None: every vertex) until
     no state improves; ``state`` is updated in place.  Returns an :class:`AccResult`.
 
@@ -213,7 +213,11 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     :class:`~onyx_rapids.execution.Execution` option) overrides the degree classes: "naive"
     gives every worklist vertex a thread, "merged" and "aligned" a warp (a block from
     ``large_degree`` on), "aligned" with 128-byte-aligned first reads, and pulls then take a
-    warp per vertex; None: "aligned" on a host-placed graph, else "degree" (the classes)."""
+    warp per vertex; None: "aligned" on a host-placed graph, else "degree" (the classes).
+    ``same_offers=True`` promises that every offer made in one iteration is the same value
+    (BFS levels: ``state[u] + 1`` over a frontier of one level), so a pull stops reading a
+    vertex's in-edges at the first offer (Beamer's bottom-up early exit); a wrong promise
+    gives wrong results, so leave it False for anything else."""
     # the options shared with the algorithms are checked where theirs are: by Execution
     Execution(direction=direction, pull_fraction=pull_fraction, filter=filter,
               threshold=threshold, fused=fused, block_size=block_size, edge_access=edge_access)
@@ -251,11 +255,11 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
         if edge_access == "aligned":
             align = ALIGN_BYTES // np.dtype(g.index_dtype).itemsize
     key = ("acc", compute, active, settled, combine, group, int(threshold), int(medium_degree),
-           int(large_degree), block, track, align)
+           int(large_degree), block, track, align, bool(same_offers))
     kernels = KERNEL_CACHE.get(key, lambda: kacc.build(
         compute, active, settled, combine, group=group, threshold=int(threshold),
         medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
-        track_parent=track, align=align))
+        track_parent=track, align=align, first_offer=bool(same_offers)))
 
     ident = device.asarray(np.array([_identity(state.dtype, combine)]))
     words = fr.words(n)

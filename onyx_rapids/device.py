@@ -416,9 +416,17 @@ def _type_key(a):
 
 
 def multiprocessor_count() -> int:
-    if BACKEND == "gpu":
-        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
-    return 1
+    """Streaming multiprocessors of the current device (1 under the simulator), cached per
+    device: the driver query costs more than many launches it sizes."""
+    if BACKEND != "gpu":
+        return 1
+    key = xp.cuda.runtime.getDevice()
+    if key not in _SM_COUNT:
+        _SM_COUNT[key] = int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    return _SM_COUNT[key]
+
+
+_SM_COUNT: dict = {}
 
 
 def info() -> dict:

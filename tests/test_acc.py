@@ -112,6 +112,41 @@ def test_auto_direction_follows_pull_fraction():
     assert never_pull.push == never_pull.iterations
 
 
+def _late_parent():
+    # 39 -> 38 -> 0, and 0's other 37 in-edges come from unreachable vertices listed first:
+    # one lane a vertex (m / n < 2), which must read past them to its one frontier in-edge
+    src = np.r_[39, np.arange(1, 39)]
+    dst = np.r_[38, np.zeros(38, int)]
+    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst"), 39
+
+
+def _heavy_heads():
+    # a few heads with ~60 in-edges each (16 lanes a vertex: several edges a lane), so lanes
+    # meet a frontier in-neighbour early and stop
+    rng = np.random.default_rng(3)
+    s, d = rng.integers(0, 40, 400), rng.integers(0, 40, 400)
+    d[:300] = rng.integers(0, 5, 300)
+    return Graph.from_edgelist(pd.DataFrame({"src": s, "dst": d}), "src", "dst"), 1
+
+
+@pytest.mark.parametrize("make", [_late_parent, _heavy_heads])
+@pytest.mark.parametrize("fused", [False, True])
+def test_same_offers_pull_stops_early_with_the_same_levels_and_valid_parents(make, fused):
+    g, source = make()
+    src, dst = csr_edges(g)
+    expected = oracle.bfs(g.n, src, dst, source)
+    dist = _bfs_state(g, source)
+    parent = device.full(g.n, -1, np.int32)
+    run = acc(g, dist, hop, settled=reached, direction="pull", same_offers=True, fused=fused,
+              parent=parent, active_in=frontier.from_vertices(g.n, [source]))
+    got, par = device.to_host(dist), device.to_host(parent)
+    np.testing.assert_array_equal(got, expected)
+    assert run.pull == run.iterations > 1
+    edges = set(zip(src.tolist(), dst.tolist()))
+    for v in np.flatnonzero((got > 0) & (got < UNREACHED)):
+        assert (par[v], v) in edges and got[par[v]] == got[v] - 1
+
+
 @pytest.mark.parametrize("fused", [False, True])
 def test_float_state_with_named_weights_is_bellman_ford(fused):
     g = build("directed", seed=5, weights=1)

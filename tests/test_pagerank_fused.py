@@ -175,6 +175,22 @@ def test_one_source_personalized_pagerank_is_fused(small_work, source, weighted)
     assert np.abs(got - other).sum() <= 1e-5
 
 
+@pytest.mark.parametrize("source", [3, 25])
+def test_one_source_fused_iterations_start_from_its_dangling_mass(small_work, source):
+    """After two iterations (not yet converged, so a wrong start shows): 25 is dangling, its
+    whole starting mass returns to it in the first iteration (a fixed point at once); 3 is
+    not."""
+    g = _skewed(weighted=False)
+    src, dst = csr_edges(g)
+    expected = oracles_learning.personalized_pagerank(g.n, src, dst, [source], tol=1e-12,
+                                                      max_iter=2)[:, 0]
+    df, info = personalized_pagerank(g, device.to_host(g.vertices)[[source]], max_iter=2,
+                                     tol=1e-12, return_info=True)
+    got = (df.to_pandas() if hasattr(df, "to_pandas") else df)["ppr_0"].to_numpy(np.float64)
+    assert info["fused"] and info["iterations"] == (1 if source == 25 else 2)
+    assert np.abs(got - expected).sum() <= 1e-5
+
+
 def test_several_sources_are_not_fused():
     g = build("directed", seed=6)
     sources = device.to_host(g.vertices)[[0, 5]]

@@ -119,7 +119,7 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
         run = acc(g, distance[:, 0], hop, combine="min", settled=reached, active_in=active,
                   direction=direction, pull_fraction=pull_fraction, filter=filter,
                   threshold=threshold, fused=fused, block_size=block_size, parent=parent,
-                  edge_access=execution.edge_access)
+                  edge_access=execution.edge_access, same_offers=True)
         info = Info(iterations=run.iterations, converged=run.converged,
                     variant=acc_facts(run, direction, filter), directions=run.directions)
         return finish(g, "bfs", {"distance": distance[:, 0],

@@ -219,7 +219,7 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     else:
         ranks = xp.zeros((2, n), dtype=np.float32)
         ranks[0, source] = 1.0
-    dangling = float((ranks[0].astype(np.float64) * (inv_out == 0)).sum())
+    dangling = _start_dangling(g, weight_key, inv_out, ranks[0], source)
     ys = xp.empty((2, n), dtype=np.float32)
     ys[0] = ranks[0] * inv_out
     teleport = (teleport_column[:, 0] if source == PERSONALIZED
@@ -263,6 +263,18 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         info.directions += rest.directions
         info.modes += rest.modes
     return rank, info
+
+
+def _start_dangling(g, weight_key, inv_out, rank, source):
+    """The rank mass on dangling vertices at the start: their count / n from a uniform start
+    (the count cached with the shares), the source's whole mass or none from one source."""
+    if source == UNIFORM:
+        count = g.cached(("pagerank", "dangling count", weight_key),
+                         lambda: int((inv_out == 0).sum()))
+        return count / g.n
+    if source == PERSONALIZED:
+        return float((rank.astype(np.float64) * (inv_out == 0)).sum())
+    return 1.0 if float(inv_out[source]) == 0 else 0.0
 
 
 def _fused_shares(g, weights):

@@ -65,7 +65,7 @@ def bind(fn, head: tuple, extras: tuple):
 
 def build(compute, active, settled, combine: str, *, group: int, threshold: int,
           medium_degree: int, large_degree: int, block: int, track_parent: bool = False,
-          align: int = 0):
+          align: int = 0, first_offer: bool = False):
     """The kernels for one (compute, active, settled, combine) and launch shape.
 
     ``track_parent``: an improving offer from u also writes ``parent[v] = u`` (push: after the
@@ -73,7 +73,9 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     two, in edges; 0: none): warps and blocks start reading a vertex's edges at the multiple of
     ``align`` at or below its first edge, the lanes before it idle, so that every read request
     of the group starts on a 128-byte boundary (EMOGI's aligned access: over PCIe a request
-    that straddles a boundary costs two)."""
+    that straddles a boundary costs two).  ``first_offer``: every offer of one iteration is
+    the same value (BFS levels), so a pulling lane stops reading a vertex's in-edges at its
+    first offer (Beamer's bottom-up early exit, per lane)."""
     is_min = combine == "min"
     TRACK = bool(track_parent)
     G = int(group)
@@ -82,6 +84,7 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     LARGE = int(large_degree)
     WARPS = block // 32
     ALIGN = int(align)
+    FIRST = bool(first_offer)
 
     @cuda.jit(device=True, inline=True)
     def first_read(start):
@@ -202,6 +205,8 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
                         if (is_min and val < best) or (not is_min and val > best):
                             best = val
                             bu = u
+                        if FIRST:
+                            break
             d = G // 2
             while d > 0:
                 other = cuda.shfl_xor_sync(FULL, best, d)
