@@ -236,15 +236,28 @@ def column(frame, name: str, *, null=None):
 def ordered(frame, g, name: str, *, null=None):
     """Column ``name`` in the graph's internal vertex order (the frame's vertex column must be
     the graph's vertices, in any order)."""
+    return by_vertex(column(frame, "vertex"), column(frame, name, null=null), g, "the result")
+
+
+def by_vertex(vertex, values, g, who: str):
+    """``values`` (one per id of ``vertex``) in the graph's internal vertex order, whatever
+    the order of the rows and of the graph (ascending ids or :meth:`Graph.reorder`'s); raises
+    ValueError naming ``who`` unless ``vertex`` holds each vertex of the graph once."""
     xp = device.xp
-    vertex = column(frame, "vertex").astype(np.int64)
-    values = column(frame, name, null=null)
+    vertex = vertex.astype(np.int64)
     if int(vertex.shape[0]) != g.n:
-        raise ValueError(f"the result has {int(vertex.shape[0])} vertices, the graph {g.n}")
-    order = xp.argsort(vertex)
-    if not bool((vertex[order] == g.vertices.astype(np.int64)).all()):
-        raise ValueError("the result's vertex ids are not the graph's vertices")
-    return values[order]
+        raise ValueError(f"{who} has {int(vertex.shape[0])} vertices, the graph {g.n}")
+    try:
+        pos = xp.asarray(device.asarray(g.to_internal(vertex))).astype(np.int64)
+    except ValueError as e:
+        raise ValueError(f"{who} has other vertex ids than the graph ({e})") from None
+    seen = xp.zeros(g.n, dtype=bool)
+    seen[pos] = True
+    if not bool(seen.all()):
+        raise ValueError(f"{who} has other vertex ids than the graph (some twice)")
+    out = xp.empty_like(values)
+    out[pos] = values
+    return out
 
 
 def predecessors(frame, g):

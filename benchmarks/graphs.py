@@ -8,7 +8,10 @@ duplicates, AVG_DEGREE stored edges per vertex), ``grid:SIDE`` (4-neighbour grid
 ``ratings:USERS:ITEMS:RATINGS`` (bipartite, users uniform, item popularity skewed, ratings
 1..5 as the weight ``rating``; items numbered after the users) and
 ``parquet:PATH[:SRC:DST[:WEIGHT]]`` (a Parquet edge list through ``Graph.from_parquet``; the
-path may contain ``:``).  A bad spec raises ValueError naming the spec and what is wrong.
+path may contain ``:``).  A suffix ``@degree`` builds the graph and then reorders its vertices
+(:meth:`onyx_rapids.Graph.reorder`; the time is recorded as ``reorder_ms``), so a suite
+compares the same graph in both orders.  A bad spec raises ValueError naming the spec and what
+is wrong.
 
 Two modes (:func:`build`), so each suite measures the graph its measurements were made on:
 
@@ -60,6 +63,7 @@ FIELDS = {"rmat": (("scale", 1, 31), ("edge_factor", 1, None)), "er": (("n", 2, 
           "ratings": (("users", 1, None), ("items", 1, None), ("ratings", 1, None))}
 SEED = 0
 WEIGHT_LOW = 0.1
+ORDERS = ("degree",)  # vertex orders a spec may ask for after "@" (Graph.reorder)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class GraphSpec:
         if self.kind == "parquet":
             parts = ["parquet", os.path.splitext(os.path.basename(os.path.normpath(
                 self.params["path"])))[0] or "edges"]
+            if "order" in self.params:
+                parts.append(self.params["order"])
         else:
             parts = [self.kind] + [f"{v:g}" if isinstance(v, float) else str(v)
                                    for v in self.params.values()]
@@ -118,6 +124,13 @@ def parse_spec(text) -> GraphSpec:
         raise ValueError(f"graph spec {text!r}: empty; expected one of "
                          + ", ".join(s for s, _ in KINDS.values()))
     text = text.strip()
+    head, at, order = text.rpartition("@")
+    if at and order.strip().lower() in ORDERS:
+        spec = parse_spec(head)
+        return GraphSpec(text, spec.kind, {**spec.params, "order": order.strip().lower()})
+    if at and not text.lower().startswith("parquet:"):  # a Parquet path may hold an "@"
+        raise _bad(text, f"unknown vertex order {order!r} after '@'; choose from "
+                         + ", ".join(ORDERS))
     kind, _, body = text.partition(":")
     kind = kind.strip().lower()
     if kind not in KINDS:
@@ -355,5 +368,9 @@ def build(spec, *, undirected: bool = False, log=None):
         del cols
         g, ms = timed(lambda: Graph.from_edgelist(frame, "src", "dst", **kw, **_DEVICE))
         extra["build_ms"] = ms
-    log(f"graph {spec.text}: n={g.n:,} m={g.m:,} built in {ms / 1e3:.2f} s")
+    if "order" in spec.params:
+        g, ms = timed(lambda: g.reorder(spec.params["order"]))
+        extra["reorder_ms"] = ms
+        log(f"graph {spec.text}: reordered ({spec.params['order']}) in {ms / 1e3:.2f} s")
+    log(f"graph {spec.text}: n={g.n:,} m={g.m:,} built in {extra['build_ms'] / 1e3:.2f} s")
     return g, stats(g, spec, extra)

@@ -29,6 +29,8 @@ from onyx_rapids import device  # noqa: E402
     ("road:4:0.25", "road", {"side": 4, "drop": 0.25}),
     ("delaunay:10", "delaunay", {"n": 10}),
     ("ratings:6:4:12", "ratings", {"users": 6, "items": 4, "ratings": 12}),
+    ("rmat:3:2:0.45@degree", "rmat", {"scale": 3, "edge_factor": 2, "a": 0.45,
+                                      "order": "degree"}),
 ])
 def test_good_specs_parse(text, kind, params):
     spec = graphs.parse_spec(text)
@@ -62,6 +64,17 @@ def test_road_drops_a_seeded_fraction_of_the_grid_and_keeps_the_vertices_by_mode
     assert len(und_kw["vertices"]) == 400
     again, _, _ = graphs.edge_frame("road:20:0.3", undirected=False)
     assert np.array_equal(again["src"], road["src"])
+
+
+def test_an_order_suffix_reorders_the_same_graph():
+    spec = graphs.parse_spec("rmat:5:4@degree")
+    assert spec.slug == "rmat-5-4-degree"
+    g, st = graphs.build(spec, undirected=True)
+    plain, _ = graphs.build("rmat:5:4", undirected=True)
+    assert (g.vertex_order, plain.vertex_order, g.m, g.n) == ("degree", "id", plain.m, plain.n)
+    assert st["reorder_ms"] > 0
+    with pytest.raises(ValueError, match="unknown vertex order 'random'"):
+        graphs.parse_spec("rmat:5@random")
 
 
 def test_spec_lists_and_parquet(tmp_path):

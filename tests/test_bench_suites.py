@@ -97,15 +97,17 @@ def _cugraph(wrong: bool):
     return mod
 
 
-@pytest.mark.parametrize("wrong", [False, True])
-def test_cugraph_peer_checks_ours(tmp_path, monkeypatch, wrong):
+@pytest.mark.parametrize("spec, wrong", [("grid:3", False), ("grid:3", True),
+                                         ("grid:3@degree", False)])
+def test_cugraph_peer_checks_ours(tmp_path, monkeypatch, spec, wrong):
+    """Also on a reordered graph, whose results are not in ascending id order."""
     monkeypatch.setitem(sys.modules, "cugraph", _cugraph(wrong))
-    status, df, report = run(tmp_path, "traversal", "grid:3", algorithms=["wcc"])
+    status, df, report = run(tmp_path, "traversal", spec, algorithms=["wcc"])
     key = ("weakly_connected_components", "cugraph", "default", "default")
     assert df.loc[key, "status"] == "ok" and df.loc[key, "label"] == "cugraph stand-in"
     assert status == int(wrong) and report["skipped_peers"] == {}
     assert df.loc[key, "check"] == ("FAILED" if wrong else "ok")
-    assert report["graphs"]["grid:3"]["cugraph_build_ms"]
+    assert report["graphs"][spec]["cugraph_build_ms"]
 
 
 def test_spmm_against_the_sparse_peer(tmp_path):

@@ -14,7 +14,7 @@ import numpy as np
 
 from onyx_rapids import device
 
-from ..common import column, host, timed
+from ..common import by_vertex, column, host, timed
 from ..graphs import unique
 
 #: algorithm -> (undirected view?, weighted?, transposed?)
@@ -137,12 +137,5 @@ def values(algorithm: str, result, g):
         else:  # an edge frame
             ids = np.concatenate([host(result[c]) for c in list(result.columns)[:2]])
         return unique(ids.astype(np.int64))
-    xp = device.xp
-    vertex = column(result, "vertex").astype(np.int64)
-    vals = column(result, RESULT[algorithm])
-    if int(vertex.shape[0]) != g.n:
-        raise ValueError(f"cuGraph's result has {int(vertex.shape[0])} vertices, ours {g.n}")
-    order = xp.argsort(vertex)
-    if not bool((vertex[order] == g.vertices.astype(np.int64)).all()):
-        raise ValueError("cuGraph's result has other vertex ids than our graph")
-    return vals[order]
+    return by_vertex(column(result, "vertex"), column(result, RESULT[algorithm]), g,
+                     "cuGraph's result")

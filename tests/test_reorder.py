@@ -1,0 +1,127 @@
+"""Graph.reorder: a permuted internal numbering holds the same graph, and every algorithm gives
+the same result per original id."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import onyx_rapids as onyx
+from graphs import build, random_directed
+from onyx_rapids import Graph, device
+
+
+def _edges(g):
+    """Sorted (src id, dst id, weights...) rows of the stored edges, in original ids."""
+    ids = device.to_host(g.vertices)
+    src = ids[device.to_host(g.edge_sources).astype(np.int64)]
+    dst = ids[device.to_host(g.out_indices).astype(np.int64)]
+    cols = [src, dst]
+    if g.edge_weights is not None:
+        cols += list(device.to_host(g.edge_weights).T)
+    rows = np.stack(cols, axis=1)
+    return rows[np.lexsort(rows.T[::-1])]
+
+
+def _csc_matches_csr(g):
+    in_off = device.to_host(g.in_offsets).astype(np.int64)
+    heads = np.repeat(np.arange(g.n), np.diff(in_off))
+    eid = device.to_host(g.in_edge_ids).astype(np.int64)
+    src = device.to_host(g.edge_sources).astype(np.int64)
+    dst = device.to_host(g.out_indices).astype(np.int64)
+    np.testing.assert_array_equal(dst[eid], heads)
+    np.testing.assert_array_equal(src[eid], device.to_host(g.in_indices).astype(np.int64))
+
+
+GRAPHS = {
+    "directed weighted": lambda: build("directed", seed=4, weights=2),
+    "undirected simple": lambda: Graph.from_edgelist(
+        pd.DataFrame({"src": [5, 5, 5, 9, 7, 7], "dst": [9, 7, 2, 2, 2, 7]}), directed=False),
+    "undirected multigraph": lambda: build("undirected", seed=3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_degree_order_is_the_same_graph_hubs_first(name):
+    g = GRAPHS[name]()
+    h = g.reorder("degree")
+    assert (h.vertex_order, h.n, h.m, h.directed, h.multigraph) == \
+        ("degree", g.n, g.m, g.directed, g.multigraph)
+    assert h.summary()["vertex_order"] == "degree"
+    total = device.to_host(h.out_degree).astype(int) + device.to_host(h.in_degree).astype(int)
+    assert (np.diff(total) <= 0).all() and total[0] > total[-1]
+    np.testing.assert_array_equal(_edges(h), _edges(g))
+    _csc_matches_csr(h)
+    ids = device.to_host(g.vertices)
+    np.testing.assert_array_equal(device.to_host(h.vertices)[device.to_host(h.to_internal(ids))],
+                                  ids)
+    if not g.directed:  # each edge's reverse is its reverse
+        rev = device.to_host(h.reverse_edge).astype(np.int64)
+        src, dst = device.to_host(h.edge_sources), device.to_host(h.out_indices)
+        np.testing.assert_array_equal(src[rev], dst)
+        np.testing.assert_array_equal(dst[rev], src)
+    back = h.reorder("id")
+    assert back.vertex_order == "id"
+    for a in ("vertices", "out_offsets", "out_indices", "in_offsets", "in_indices"):
+        np.testing.assert_array_equal(device.to_host(getattr(back, a)),
+                                      device.to_host(getattr(g, a)))
+    assert g.reorder("id") is g and h.reorder("degree") is h
+
+
+def _by_vertex(frame, column):
+    df = frame.to_pandas() if hasattr(frame, "to_pandas") else frame
+    return df.set_index("vertex")[column].sort_index()
+
+
+def test_algorithms_agree_by_id_on_the_reordered_graph():
+    g = Graph.from_edgelist(random_directed(n=20, m=70, seed=9, weights=1), "src", "dst",
+                            weight="w0")
+    h = g.reorder()
+    ids = device.to_host(g.vertices)
+    source = int(ids[3])
+    for call, column, exact in [
+            (lambda x: onyx.pagerank(x), "pagerank", False),
+            (lambda x: onyx.personalized_pagerank(x, [source]), "ppr_0", False),
+            (lambda x: onyx.bfs(x, source=source), "distance", True),
+            (lambda x: onyx.bfs(x, source=source), "predecessor", "valid"),
+            (lambda x: onyx.sssp(x, source=source), "distance", False),
+            (lambda x: onyx.weakly_connected_components(x), "labels", "partition")]:
+        a, b = _by_vertex(call(g), column), _by_vertex(call(h), column)
+        assert list(a.index) == list(b.index) == sorted(ids.tolist())
+        if exact == "partition":  # the same groups, whatever the labels
+            pairs = set(zip(a.tolist(), b.tolist()))
+            assert len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+        elif exact == "valid":  # one BFS parent per vertex, each a level closer
+            dist = _by_vertex(call(h), "distance")
+            for v, p in b.dropna().items():
+                assert dist[int(p)] == dist[v] - 1
+            assert a.isna().tolist() == b.isna().tolist()
+        elif exact:
+            np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())
+        else:
+            np.testing.assert_allclose(a.to_numpy(np.float64), b.to_numpy(np.float64),
+                                       rtol=1e-4, atol=1e-6)
+
+
+def test_features_keyed_by_id_land_on_the_same_vertices():
+    g = build("undirected", seed=5)
+    h = g.reorder()
+    ids = device.to_host(g.vertices)
+    feats = pd.DataFrame({"vertex": ids[::-1], "f0": np.arange(g.n, dtype=np.float32)[::-1],
+                          "f1": np.linspace(0, 1, g.n, dtype=np.float32)[::-1]})
+    a = onyx.feature_propagation(g, feats, iterations=3)
+    b = onyx.feature_propagation(h, feats, iterations=3)
+    for col in ("h_0", "h_1"):
+        np.testing.assert_allclose(_by_vertex(a, col).to_numpy(), _by_vertex(b, col).to_numpy(),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_bad_reorders_are_named():
+    g = build("directed")
+    with pytest.raises(ValueError, match="order='random'"):
+        g.reorder("random")
+    bip = Graph.from_bipartite(pd.DataFrame({"u": [1, 2], "i": [1, 1], "r": [1.0, 2.0]}),
+                               "u", "i", weight="r")
+    with pytest.raises(ValueError, match="bipartite"):
+        bip.reorder()
+    with pytest.raises(ValueError, match="host memory"):
+        g.to("host").reorder()
