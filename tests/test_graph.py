@@ -190,7 +190,8 @@ def test_small_graph_layout():
     assert s == {"n": 4, "m": 5, "directed": True, "multigraph": True, "weighted": True,
                  "weight_names": ["w"], "sides": None, "max_out_degree": 3,
                  "max_in_degree": 4, "self_loops": 1, "index_dtype": "int32",
-                 "placement": "device", "edge_bytes": 80, "backend": device.BACKEND}
+                 "placement": "device", "vertex_order": "id", "edge_bytes": 80,
+                 "backend": device.BACKEND}
     assert "n=4" in repr(g) and "m=5" in repr(g) and "weights=['w']" in repr(g)
     assert "multigraph=True" in repr(g)
     assert H(g.weight_column()).tolist() == [2.0, 3.0, 0.5, 1.0, 4.0]

@@ -161,7 +161,11 @@ def test_pagerank_matches_cugraph(rmat, change_driven, weighted):
     ours = onyx_rapids.pagerank(rmat.g, tol=1e-7, max_iter=500, change_driven=change_driven,
                                 weight=None if weighted else False)
     G = rmat.weighted_transposed if weighted else rmat.transposed
-    theirs = cugraph.pagerank(G, alpha=0.85, tol=1e-9, max_iter=500)
+    # cuGraph's float32 weighted iteration may hover just above 1e-9 (atomics reorder its
+    # sums): its result then is as close as ours, so take it instead of its exception
+    theirs = cugraph.pagerank(G, alpha=0.85, tol=1e-9, max_iter=500,
+                              fail_on_nonconvergence=False)
+    theirs = theirs[0] if isinstance(theirs, tuple) else theirs
     v1, a = _by_vertex(ours, "pagerank")
     v2, b = _by_vertex(theirs, "pagerank")
     _same_vertices(v1, v2)
