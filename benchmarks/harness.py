@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import onyx_rapids as onyx
+from onyx_rapids import memory
 
 from . import common, graphs, peers
 from .suites import ablation, construction, hostmem, outofcore, spmm, traversal
@@ -287,6 +288,18 @@ def _series(rows, x_key, value="ms"):
     return out
 
 
+def _auto_limit_edges(report: dict):
+    """The edge count m at which a graph's edge arrays reach the ``auto`` case's limit (half
+    the --device-budget), from the measured graphs' bytes per edge; None without that case."""
+    rows = [r for r in report["rows"] if r["case"] == "auto" and r.get("params")]
+    if not report["settings"].get("device_budget") or not rows:
+        return None
+    per_edge = [r["params"]["edge_bytes"] / report["graphs"][r["graph"]]["m"] for r in rows
+                if report["graphs"].get(r["graph"], {}).get("m")]
+    return rows[0]["params"]["auto_limit_bytes"] / float(np.median(per_edge)) if per_edge \
+        else None
+
+
 def draw_plots(report: dict, stem: Path, slugs: dict) -> tuple[list, str | None]:
     plt, why = common.pyplot()
     if plt is None:
@@ -340,6 +353,10 @@ def draw_plots(report: dict, stem: Path, slugs: dict) -> tuple[list, str | None]
             ax.set_xlabel(xlabel)
             ax.set_ylabel(suite.unit if suite.plot_value == "ms" else suite.plot_value)
             ax.set_title(" ".join(str(p) for p in panel), fontsize=8)
+            limit = _auto_limit_edges(report) if suffix == "m" else None
+            if limit:
+                ax.axvline(limit, color="grey", linestyle="--", linewidth=1,
+                           label="edges at half the device budget (auto: host beyond)")
             ax.legend(fontsize=6)
         save(fig, suffix)
     return paths, (None if paths else "no plot: no row was measured (every row n/a, skipped or failed)")
@@ -371,11 +388,17 @@ def resolve(suite: Suite, algorithms=None, quick=False, ks=None, graphs_text=Non
 
 
 def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out="benchmarks/"
-              "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False):
-    """Run a suite; (exit status, report).  Bad arguments raise ValueError."""
+              "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False,
+              device_budget=None):
+    """Run a suite; (exit status, report).  Bad arguments raise ValueError.
+    ``device_budget`` (hostmem only): the budget of its ``auto`` case."""
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}")
     suite = SUITES[name]
+    if device_budget is not None:
+        if name != "hostmem":
+            raise ValueError(f"--device-budget is an option of the hostmem suite, not {name}")
+        device_budget = memory.parse_bytes(device_budget, "--device-budget")
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
     repeat = repeat if repeat is not None else (1 if quick else suite.repeat)
     if repeat < 1:
@@ -385,11 +408,13 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     now = datetime.datetime.now(datetime.timezone.utc)
     run = Run(suite, algorithms=chosen, repeat=repeat, quick=quick, ks=ks,
               variants=[v.strip().lower() for v in variants] if variants else None, log=log)
+    run.device_budget = device_budget
     report = {"suite": name, "argv": list(argv), "date": now.date().isoformat(),
               "timestamp": now.isoformat(timespec="seconds"), "environment": env,
               "settings": {"graphs": [s.text for s in specs], "algorithms": chosen,
                            "repeat": repeat, "ks": list(ks), "quick": quick, "tag": tag,
                            "variants": variants, "unit": suite.unit,
+                           "device_budget": device_budget,
                            "graph_mode": "undirected" if suite.undirected else "directed"},
               "graphs": {}, "rows": run.rows, "details": run.details,
               "skipped_peers": run.skipped, "plots": [], "plot_note": None,
@@ -481,6 +506,8 @@ def main(argv=None) -> int:
     r.add_argument("--out", default="benchmarks/results")
     r.add_argument("--tag", default="", help="appended to the output file names")
     r.add_argument("--quick", action="store_true", help="tiny graphs and settings (tests)")
+    r.add_argument("--device-budget", help="hostmem: the device budget of its auto case, e.g. "
+                                           "1.5GB (bfs / pagerank where auto places each graph)")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
@@ -490,7 +517,7 @@ def main(argv=None) -> int:
         status, _ = run_suite(
             args.suite, graphs_text=args.graphs, repeat=args.repeat, out=args.out,
             algorithms=args.algorithms.split(",") if args.algorithms else None, tag=args.tag,
-            quick=args.quick, ks=ks, argv=argv,
+            quick=args.quick, ks=ks, argv=argv, device_budget=args.device_budget,
             variants=args.variants.split(",") if args.variants else None)
     except ValueError as e:
         r.error(str(e))

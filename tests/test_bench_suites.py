@@ -249,6 +249,23 @@ def test_outofcore_builds_from_parquet_and_checks_both_placements(tmp_path, monk
         harness.SUITES["outofcore"].prepare(harness.graphs.parse_spec("grid:4"))
 
 
+def test_hostmem_auto_case_crosses_from_device_to_host_at_the_budget(tmp_path, monkeypatch):
+    # edges of 704 and 1360 bytes; auto keeps edges up to 1% of the 100 kB budget (1000 bytes)
+    # on the device (the budget itself must hold the traversal's work space)
+    monkeypatch.setattr(onyx_rapids.memory, "AUTO_FRACTION", 0.01)
+    status, df, report = run(tmp_path, "hostmem", "rmat:4:4,rmat:5:4", algorithms=["bfs"],
+                             device_budget="100KB")
+    assert status == 0, report["failures"]
+    auto = df.xs("auto", level="case").xs("ours", level="implementation")
+    assert (auto["check"] == "ok").all() and len(auto) == 2
+    placed = [json.loads(p)["placement"] for p in auto.sort_values("graph_m")["params"]]
+    assert placed == ["device", "host"]
+    limit = harness._auto_limit_edges(report)
+    assert report["graphs"]["rmat:4:4"]["m"] < limit < report["graphs"]["rmat:5:4"]["m"]
+    with pytest.raises(ValueError, match="--device-budget is an option of the hostmem suite"):
+        harness.run_suite("spmm", quick=True, out=tmp_path, device_budget="1GB")
+
+
 def test_partition_streaming_baseline_gives_our_pagerank():
     from benchmarks.suites import hostmem
     from onyx_rapids import Graph, datasets, device, pagerank

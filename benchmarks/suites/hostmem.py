@@ -19,6 +19,12 @@ the graph's edge arrays in device memory, in pinned host memory read zero-copy (
   the reached vertices' out-edges, ids; sssp: the same with weights, a lower bound; wcc: the
   CSR once, a lower bound; pagerank / feature_propagation: the CSC ids (and weights) per
   iteration) and ``gb_s`` = those bytes over the time, with ``fraction_of_memcpy``.
+* ``budget``: under a budget of what is in use plus half the edge bytes, ``g.to("auto")`` must
+  choose the host and bfs / pagerank there must give the device results.
+* ``auto`` (with ``--device-budget B``): bfs and pagerank on the placement the library chooses
+  for this graph when it may allocate B bytes of device memory besides what it holds: over a
+  range of graph sizes this series crosses from device to host where the edges pass half of B
+  (the plot of GB/s against edges marks that size).
 """
 
 from __future__ import annotations
@@ -228,6 +234,49 @@ def measure(run, spec, g, stats) -> None:
     del h, managed
     free_memory()
     _budget_case(run, graph, g, source)
+    if getattr(run, "device_budget", None):
+        _auto_case(run, graph, g, source, run.device_budget)
+
+
+def _auto_case(run, graph, g, source, budget: int):
+    """Case ``auto``: bfs / pagerank where ``Graph.to("auto")`` puts the edges when the library
+    may allocate ``budget`` more bytes on the device, checked against the device placement."""
+    from onyx_rapids import bfs, pagerank
+
+    calls = {"bfs": (lambda x: bfs(x, source=source, direction="push"), "distance", {}),
+             "pagerank": (lambda x: pagerank(x, weight=False, tol=1e-6, max_iter=100,
+                                             return_info=True), "pagerank", {})}
+    calls = {k: v for k, v in calls.items() if k in run.algorithms}
+    want = {}
+    for name, (call, col, _) in calls.items():
+        out = call(g)
+        want[name] = column(out[0] if isinstance(out, tuple) else out, col)
+    used = int(device.xp.get_default_memory_pool().used_bytes()) if device.BACKEND == "gpu" \
+        else 0
+    memory.set_device_budget(used + budget)
+    try:
+        placed = g.to("auto")
+        facts = {"budget": budget, "edge_bytes": g.edge_bytes(), "placement": placed.placement,
+                 "auto_limit_bytes": int(memory.AUTO_FRACTION * budget)}
+        for name, (call, col, _) in calls.items():
+            row = run.row(graph, name, "auto", f"auto ({memory.format_bytes(budget)} budget)",
+                          "ours", "variant", k=1, params=dict(facts))
+            out = run.timed(row, lambda: call(placed))
+            if out is None:
+                continue
+            frame, info = out if isinstance(out, tuple) else (out, None)
+            metric, tol = METRIC[name]
+            record = compare(metric, column(frame, col), want[name],
+                             against="the device placement", tol=tol)
+            run.check(row, record, f"{name} auto on {graph}")
+            nbytes = _bytes_read(name, g, frame, info, 1)
+            row["params"].update(bytes=nbytes, gb_s=nbytes / (row["ms"] * 1e6))
+            run.log(f"{name} auto under {memory.format_bytes(budget)} on {graph}: "
+                    f"{placed.placement}, {row['ms']:.2f} ms, {row['params']['gb_s']:.1f} GB/s")
+        del placed
+    finally:
+        memory.set_device_budget(None)
+        free_memory()
 
 
 STREAM_PARTITION_BYTES = 256 << 20  # CSC bytes copied per partition by the streaming baseline
