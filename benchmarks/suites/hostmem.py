@@ -253,9 +253,10 @@ def _auto_case(run, graph, g, source, budget: int):
         want[name] = column(out[0] if isinstance(out, tuple) else out, col)
     used = int(device.xp.get_default_memory_pool().used_bytes()) if device.BACKEND == "gpu" \
         else 0
+    host = g.to("host")  # auto's choice for a graph not on the device yet (a fresh build)
     memory.set_device_budget(used + budget)
     try:
-        placed = g.to("auto")
+        placed = host.to("auto")
         facts = {"budget": budget, "edge_bytes": g.edge_bytes(), "placement": placed.placement,
                  "auto_limit_bytes": int(memory.AUTO_FRACTION * budget)}
         for name, (call, col, _) in calls.items():
@@ -276,6 +277,7 @@ def _auto_case(run, graph, g, source, budget: int):
         del placed
     finally:
         memory.set_device_budget(None)
+        del host
         free_memory()
 
 
