@@ -564,6 +564,28 @@ def test_change_driven_auto_refused_where_unsupported(capsys):
     assert_one_line_error(code, err, "als does not support", "change_driven='auto'")
 
 
+def test_vertex_order_flag_reorders_and_keeps_ids(capsys, tmp_path):
+    edges = tmp_path / "edges.parquet"
+    pd.DataFrame({"u": [9, 9, 9, 2, 5], "v": [2, 5, 7, 7, 7]}).to_parquet(edges)
+    out = tmp_path / "by_id.parquet"
+    code, _, err = run_cli(capsys, "run", "pagerank", "--graph", edges, "--src", "u", "--dst",
+                           "v", "--out", out)
+    assert code == 0, err
+    out2 = tmp_path / "by_degree.parquet"
+    code, _, err = run_cli(capsys, "run", "pagerank", "--graph", edges, "--src", "u", "--dst",
+                           "v", "--vertex-order", "degree", "--out", out2)
+    assert code == 0, err
+    assert "numbering the vertices by degree" in err
+    a, b = pd.read_parquet(out), pd.read_parquet(out2)
+    # 7 and 9 have three edges each, 2 and 5 two: hubs first, ties in id order
+    assert a["vertex"].tolist() == [2, 5, 7, 9] and b["vertex"].tolist() == [7, 9, 2, 5]
+    pd.testing.assert_series_equal(a.set_index("vertex")["pagerank"],
+                                   b.set_index("vertex")["pagerank"].sort_index(), rtol=1e-6)
+    code, _, err = run_cli(capsys, "run", "bfs", "--graph", edges, "--src", "u", "--dst", "v",
+                           "--placement", "host", "--vertex-order", "degree")
+    assert code != 0 and "--vertex-order degree" in err and "host memory" in err
+
+
 def test_placement_and_device_budget_flags(capsys, tmp_path):
     from onyx_rapids import memory
 
