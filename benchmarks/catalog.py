@@ -143,18 +143,41 @@ def parse_options(text: str) -> dict:
 # ------------------------------------------------------------------------------ inputs, calls
 
 
+def id_order(g) -> np.ndarray:
+    """Internal positions of the vertices in ascending id order (host): random inputs are
+    drawn over it, so that a graph and its :meth:`~onyx_rapids.Graph.reorder` get the same
+    vertices and values."""
+    return np.argsort(device.to_host(g.vertices), kind="stable")
+
+
+def in_internal_order(g, rows: np.ndarray) -> np.ndarray:
+    """``rows`` given in ascending id order, put in the graph's internal order."""
+    out = np.empty_like(rows)
+    out[id_order(g)] = rows
+    return out
+
+
 def lp_labels(g, k: int, seed: int = INPUT_SEED, fraction: float = 0.01) -> pd.DataFrame:
     """``vertex``, ``label``: a fixed random 1% of the vertices, each with a class in [0, k)."""
     rng = np.random.default_rng(seed)
     count = max(1, int(round(g.n * fraction)))
-    idx = np.sort(rng.choice(g.n, size=count, replace=False))
+    idx = id_order(g)[np.sort(rng.choice(g.n, size=count, replace=False))]
     return pd.DataFrame({"vertex": device.to_host(g.vertices)[idx].astype(np.int64),
                          "label": rng.integers(0, k, size=count, dtype=np.int64)})
 
 
 def top_vertex(g) -> int:
     """The vertex of largest out-degree (smallest id among ties), as an original id."""
-    return int(device.to_host(g.vertices)[int(np.argmax(device.to_host(g.out_degree)))])
+    degree, ids = device.to_host(g.out_degree), device.to_host(g.vertices)
+    return int(ids[degree == degree.max()].min()) if g.n else 0
+
+
+def with_out_edges(g) -> np.ndarray:
+    """Internal positions, in ascending id order, of the vertices with out-edges (every
+    vertex when none has)."""
+    order = id_order(g)
+    degree = device.to_host(g.out_degree)[order]
+    return order[degree > 0] if (degree > 0).any() else order
 
 
 def make_inputs(entry: Entry, g, k: int, context: dict | None = None) -> dict:
@@ -175,8 +198,7 @@ def make_inputs(entry: Entry, g, k: int, context: dict | None = None) -> dict:
         elif not required:
             continue
         elif name == "sources" or kind == "vertices":
-            degree = device.to_host(g.out_degree)
-            cand = np.flatnonzero(degree > 0) if (degree > 0).any() else np.arange(n)
+            cand = with_out_edges(g)
             idx = rng.choice(cand, size=k, replace=len(cand) < k)
             out[name] = device.to_host(g.vertices)[idx].astype(np.int64)
         elif name == "labels" or kind == "labels":
@@ -186,11 +208,11 @@ def make_inputs(entry: Entry, g, k: int, context: dict | None = None) -> dict:
         elif name == "k" or (kind == "int" and required):
             out[name] = k
         elif name == "priors":
-            out[name] = dev(0.5 + rng.random((n, k), dtype=np.float32))
+            out[name] = dev(in_internal_order(g, 0.5 + rng.random((n, k), dtype=np.float32)))
         elif name == "potential" or kind == "matrix":
             out[name] = np.full((k, k), 0.1) + 0.8 * np.eye(k)
         elif name in ("features", "init") or kind == "vertex_values":
-            out[name] = dev(rng.random((n, k), dtype=np.float32))
+            out[name] = dev(in_internal_order(g, rng.random((n, k), dtype=np.float32)))
         elif name == "weights" and entry.name in ("multi_manifold_ranking",
                                                   "multimodal_learning"):
             cols = k if entry.name == "multi_manifold_ranking" else 2

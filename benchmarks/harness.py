@@ -399,6 +399,8 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         if name != "hostmem":
             raise ValueError(f"--device-budget is an option of the hostmem suite, not {name}")
         device_budget = memory.parse_bytes(device_budget, "--device-budget")
+        if device_budget <= 0:
+            raise ValueError(f"--device-budget must be positive, got {device_budget}")
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
     repeat = repeat if repeat is not None else (1 if quick else suite.repeat)
     if repeat < 1:

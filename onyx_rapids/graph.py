@@ -270,6 +270,7 @@ class Graph:
         # data, so clear_cache() keeps it.
         self._reverse_edge = reverse_edge
         self._cache: dict = {}
+        self._lookup = None  # (sorted ids, their positions) of a reordered graph, on first use
 
     # ------------------------------------------------------------------ constructors
 
@@ -771,12 +772,10 @@ class Graph:
         (the ids ascending, the internal position of each), built once."""
         if self.vertex_order == "id":
             return None
-
-        def build():
+        if self._lookup is None:  # per-vertex, on the device whatever the placement
             where = xp.argsort(self.vertices, kind="stable")
-            return self.vertices[where], where.astype(self.index_dtype)
-
-        return self.cached(("graph", "id lookup"), build)
+            self._lookup = (self.vertices[where], where.astype(self.index_dtype))
+        return self._lookup
 
     def edge_bytes(self) -> int:
         """Bytes of the edge arrays (each distinct array once: a simple undirected graph's
@@ -910,8 +909,12 @@ class Graph:
         if self.placement == "host":  # built in blocks, never O(m) on the device
             from . import host_build
 
-            return self.cached("simple_undirected",
-                               lambda: host_build.simple_undirected_on_host(self))
+            def build_on_host():
+                view = host_build.simple_undirected_on_host(self)
+                view.vertex_order = self.vertex_order
+                return view
+
+            return self.cached("simple_undirected", build_on_host)
 
         def build():
             src = self.edge_sources.astype(np.int64)

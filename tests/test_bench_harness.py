@@ -77,6 +77,27 @@ def test_an_order_suffix_reorders_the_same_graph():
         graphs.parse_spec("rmat:5@random")
 
 
+def test_random_inputs_are_the_same_per_id_in_either_order():
+    from benchmarks import catalog
+    from benchmarks.suites import traversal
+
+    g, _ = graphs.build("rmat:5:4", undirected=False)
+    h, _ = graphs.build("rmat:5:4@degree", undirected=False)
+    assert catalog.top_vertex(g) == catalog.top_vertex(h)
+    assert traversal.random_source(g) == traversal.random_source(h)
+    assert traversal._source_set(g, 6).tolist() == traversal._source_set(h, 6).tolist()
+    assert catalog.lp_labels(g, 3).equals(catalog.lp_labels(h, 3))
+    for name in ("personalized_pagerank", "feature_propagation"):
+        a = catalog.make_inputs(catalog.get(name), g, 2)
+        b = catalog.make_inputs(catalog.get(name), h, 2)
+        if name == "personalized_pagerank":
+            assert list(a["sources"]) == list(b["sources"])
+        else:
+            fa, fb = device.to_host(a["features"]), device.to_host(b["features"])
+            ids_g, ids_h = device.to_host(g.vertices), device.to_host(h.vertices)
+            np.testing.assert_array_equal(fa[np.argsort(ids_g)], fb[np.argsort(ids_h)])
+
+
 def test_spec_lists_and_parquet(tmp_path):
     assert [s.text for s in graphs.parse_specs("grid:3,rmat:3:2,grid:3")] == ["grid:3",
                                                                               "rmat:3:2"]

@@ -264,6 +264,9 @@ def test_hostmem_auto_case_crosses_from_device_to_host_at_the_budget(tmp_path, m
     assert report["graphs"]["rmat:4:4"]["m"] < limit < report["graphs"]["rmat:5:4"]["m"]
     with pytest.raises(ValueError, match="--device-budget is an option of the hostmem suite"):
         harness.run_suite("spmm", quick=True, out=tmp_path, device_budget="1GB")
+    with pytest.raises(ValueError, match="--device-budget must be positive"):
+        harness.run_suite("hostmem", quick=True, out=tmp_path, device_budget="0")
+    assert onyx_rapids.memory.device_budget() is None  # the cases put back what was set
 
 
 def test_partition_streaming_baseline_gives_our_pagerank():

@@ -102,6 +102,40 @@ def test_algorithms_agree_by_id_on_the_reordered_graph():
                                        rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.parametrize("method", ["hook", "propagate"])
+def test_component_labels_stay_the_smallest_id(method):
+    # the hub 30 comes first in degree order; the label is still the component's smallest id
+    g = Graph.from_edgelist(pd.DataFrame({"src": [10, 20, 30, 30, 7], "dst": [30, 30, 40, 50, 8]}),
+                            directed=False)
+    h = g.reorder()
+    assert device.to_host(h.vertices)[0] == 30
+    for graph in (g, h):
+        labels = _by_vertex(onyx.weakly_connected_components(graph, method=method), "labels")
+        assert labels.to_dict() == {7: 7, 8: 7, 10: 10, 20: 10, 30: 10, 40: 10, 50: 10}
+
+
+def test_als_defaults_are_the_same_per_id():
+    # bipartite in structure (no from_bipartite: those graphs keep their sides' order); the
+    # default init and the side colouring follow ids, not internal positions
+    g = Graph.from_edgelist(pd.DataFrame({"u": [1, 1, 2, 3, 3, 3], "i": [10, 11, 10, 10, 11, 12],
+                                          "r": [4.0, 2.0, 5.0, 3.0, 1.0, 4.0]}),
+                            "u", "i", weight="r", directed=False)
+    h = g.reorder()
+    assert device.to_host(h.vertices).tolist()[:2] == [3, 10]
+    a, b = onyx.als(g, k=2, iterations=3), onyx.als(h, k=2, iterations=3)
+    for col in ("lf_0", "lf_1"):
+        np.testing.assert_allclose(_by_vertex(a, col).to_numpy(), _by_vertex(b, col).to_numpy(),
+                                   rtol=1e-4, atol=1e-5)
+
+
+def test_host_placed_reordered_views_find_ids():
+    g = Graph.from_edgelist(pd.DataFrame({"src": [10, 20, 30, 30, 30, 40],
+                                          "dst": [30, 30, 10, 20, 40, 50]}), directed=False)
+    view = g.reorder().to("host").simple_undirected()
+    assert view.vertex_order == "degree" and view.summary()["vertex_order"] == "degree"
+    assert device.to_host(view.vertices)[view.to_internal(10)] == 10
+
+
 def test_features_keyed_by_id_land_on_the_same_vertices():
     g = build("undirected", seed=5)
     h = g.reorder()

@@ -254,6 +254,7 @@ def _auto_case(run, graph, g, source, budget: int):
     used = int(device.xp.get_default_memory_pool().used_bytes()) if device.BACKEND == "gpu" \
         else 0
     host = g.to("host")  # auto's choice for a graph not on the device yet (a fresh build)
+    before = memory.device_budget()
     memory.set_device_budget(used + budget)
     try:
         placed = host.to("auto")
@@ -276,7 +277,7 @@ def _auto_case(run, graph, g, source, budget: int):
                     f"{placed.placement}, {row['ms']:.2f} ms, {row['params']['gb_s']:.1f} GB/s")
         del placed
     finally:
-        memory.set_device_budget(None)
+        memory.set_device_budget(before)
         del host
         free_memory()
 
@@ -445,6 +446,7 @@ def _budget_case(run, graph, g, source):
         return
     facts = {"budget": used + headroom, "headroom": headroom, "edge_bytes": g.edge_bytes(),
              "edges_over_headroom": g.edge_bytes() / headroom}
+    before = memory.device_budget()  # an ONYX_RAPIDS_DEVICE_BUDGET of the run comes back after
     memory.set_device_budget(used + headroom)
     try:
         placed = g.to("auto")
@@ -474,5 +476,5 @@ def _budget_case(run, graph, g, source):
                     f"{placed.placement}, {row['ms']:.2f} ms")
         del placed
     finally:
-        memory.set_device_budget(None)
+        memory.set_device_budget(before)
         free_memory()

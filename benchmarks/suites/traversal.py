@@ -189,7 +189,7 @@ def predecessor_check(name, frame, g, dist, source) -> dict | None:
 
 def random_source(g) -> int:
     """A seeded random vertex with out-edges (an original id)."""
-    ids = np.flatnonzero(device.to_host(g.out_degree) > 0)
+    ids = catalog.with_out_edges(g)
     pick = ids[np.random.default_rng(7).integers(ids.size)] if ids.size else 0
     return int(device.to_host(g.vertices)[pick])
 
@@ -282,8 +282,9 @@ def measure(run, spec, g, stats) -> None:
 def _source_set(g, k: int):
     rng = np.random.default_rng([0, 202, k])
     degree = device.to_host(g.out_degree).astype(np.int64)
-    pool = np.argsort(-degree, kind="stable")[:max(1, min(int((degree > 0).sum()) or g.n,
-                                                          max(1024, 4 * k)))]
+    ids = device.to_host(g.vertices)
+    pool = np.lexsort((ids, -degree))[:max(1, min(int((degree > 0).sum()) or g.n,
+                                                  max(1024, 4 * k)))]  # ties by id
     idx = pool[rng.choice(len(pool), size=k, replace=len(pool) < k)]
     return device.to_host(g.vertices)[idx].astype(np.int64)
 

@@ -93,7 +93,7 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
                               "use them")
         label = _hook(g.simple_undirected(), execution.block_size)
         info = Info(iterations=1, converged=True, variant=dict(method="hook"))
-        return finish(g, "weakly_connected_components", {"labels": g.vertices[label]}, info,
+        return finish(g, "weakly_connected_components", {"labels": smallest_ids(g, label)}, info,
                       return_info)
     fill = {name: value for name, value in PROPAGATE_DEFAULTS.items()
             if getattr(execution, name) is None}
@@ -102,6 +102,24 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
 
 
 SAMPLE = 1024  # vertices whose roots vote for the giant component
+
+
+def smallest_ids(g, root):
+    """The smallest original id of each vertex's component, given any one internal vertex of
+    the component per vertex (``root``).  In ascending id order the root with the smallest
+    internal index already is it; a reordered graph (:meth:`Graph.reorder`) takes the minimum
+    per component."""
+    if g.vertex_order == "id":
+        return g.vertices[root]
+    xp = device.xp
+    ids = g.vertices
+    order = xp.argsort(ids, kind="stable")  # by id, then stably by component
+    order = order[xp.argsort(root[order], kind="stable")]
+    first = xp.ones(order.shape[0], dtype=bool)
+    first[1:] = root[order][1:] != root[order][:-1]
+    best = xp.empty(g.n, dtype=ids.dtype)
+    best[root[order][first]] = ids[order][first]
+    return best[root]
 
 
 def _hook(und, block_size):
@@ -165,5 +183,5 @@ def _propagate(g, *, execution, jump_every, return_info):
                              push_iterations=total["push"], pull_iterations=total["pull"],
                              ballot_iterations=total["ballot"], method="propagate",
                              phases=phases))
-    return finish(g, "weakly_connected_components", {"labels": g.vertices[label]}, info,
+    return finish(g, "weakly_connected_components", {"labels": smallest_ids(g, label)}, info,
                   return_info)
