@@ -285,6 +285,7 @@ class Graph:
         vertices=None,
         multigraph: bool = False,
         placement: str = "auto",
+        chunk_rows: int | None = None,
     ) -> "Graph":
         """A graph from an edge frame: a pandas or cuDF DataFrame, or a pyarrow Table.
 
@@ -312,8 +313,14 @@ class Graph:
             "auto" keeps them on the device when they take at most half of the device memory
             still available (:func:`onyx_rapids.memory.device_available`, which honours the
             device budget), else on the host.  ``g.placement`` says which.  The graph is
-            built on the device either way (peak about 40 bytes per edge row), then its edge
-            arrays move.
+            built whole on the device (peak about 40 bytes per edge row) and its edge arrays
+            then move, except with ``"host"`` and when the finished edge arrays alone would
+            not fit the device: then it is built as :meth:`from_parquet` builds it, the
+            frame's rows moved to the device ``chunk_rows`` at a time and the CSR/CSC filled
+            in pinned host memory (an undirected multigraph is always built on the device).
+        chunk_rows : int, optional
+            Rows per chunk of the host build (default: what a quarter of the device memory
+            the library may use holds).
 
         Examples
         --------
@@ -335,6 +342,19 @@ class Graph:
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
         placement = memory.check_placement(placement)
+        _check_chunk_rows(chunk_rows)
+        if placement == "auto":  # in chunks only when not even the finished arrays fit
+            weights_given = 0 if weight is None else (1 if isinstance(weight, str)
+                                                      else len(weight))
+            estimate = io.frame_rows(df) * (1 if directed else 2) * (3 * 4 + 4 * weights_given)
+            if estimate > memory.device_available():
+                placement = "host"
+        if placement == "host" and (directed or not multigraph):
+            from . import host_build
+
+            return host_build.from_frame_on_host(
+                cls, df, source, destination, weight, directed=directed,
+                multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows)
         src, dst, weights, names = io.read_edgelist(df, source, destination, weight)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
         return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
@@ -380,11 +400,7 @@ class Graph:
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
         placement = memory.check_placement(placement)
-        if chunk_rows is not None and (isinstance(chunk_rows, (bool, np.bool_))
-                                       or not isinstance(chunk_rows, (int, np.integer))
-                                       or chunk_rows < 1):
-            raise ValueError(f"chunk_rows must be a positive int (rows read per chunk), got "
-                             f"{chunk_rows!r}")
+        _check_chunk_rows(chunk_rows)
         if placement == "auto":
             path, columns = io.parquet_edge_columns(path, source, destination, weight)
             rows = io.parquet_row_count(path) * (1 if directed else 2)
@@ -1326,6 +1342,14 @@ def _placed(build, placement: str, rows: int, weights) -> "Graph":
                            "memory (graphs are built on the device, then placed)"):
         g = build()
     return g.to(placement)
+
+
+def _check_chunk_rows(chunk_rows) -> None:
+    if chunk_rows is not None and (isinstance(chunk_rows, (bool, np.bool_))
+                                   or not isinstance(chunk_rows, (int, np.integer))
+                                   or chunk_rows < 1):
+        raise ValueError(f"chunk_rows must be a positive int (rows read per chunk), got "
+                         f"{chunk_rows!r}")
 
 
 def _check_flag(value, arg: str) -> bool:

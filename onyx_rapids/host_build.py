@@ -41,7 +41,8 @@ from . import device, io, memory
 from .device import xp
 from .graph import _index_dtype, _run_heads, edge_rows
 
-__all__ = ["from_parquet_on_host", "simple_undirected_on_host", "assemble_on_host",
+__all__ = ["from_parquet_on_host", "from_frame_on_host", "simple_undirected_on_host",
+           "assemble_on_host",
            "default_chunk_rows", "row_blocks"]
 
 log = logging.getLogger(__name__)
@@ -65,32 +66,62 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
     ``directed=False`` with ``multigraph=True`` (reverse pairing of every parallel copy) is
     not built this way; :meth:`Graph.from_parquet` builds it on the device.
     """
-    if not directed and multigraph:
-        raise ValueError("an undirected multigraph is built on the device, not in chunks")
     path, columns = io.parquet_edge_columns(path, source, destination, weight)
     chunk_rows = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
-    where = f"Parquet file {path!r}"
-    extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-    ids = columns[:2]
 
-    def chunks(cols):
-        for start, table in io.parquet_chunks(path, cols, chunk_rows):
-            yield io.read_edgelist(table, source, destination,
-                                   weight if cols is columns else None, where=where,
-                                   row_offset=start)
+    def chunks(weights: bool):
+        for start, table in io.parquet_chunks(path, columns if weights else columns[:2],
+                                              chunk_rows):
+            yield start, table
+
+    return _from_chunks(cls, chunks, source, destination, weight, directed=directed,
+                        multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
+                        where=f"Parquet file {path!r}", empty=f"path={path!r}")
+
+
+def from_frame_on_host(cls, df, source, destination, weight, *, directed: bool,
+                       multigraph: bool, vertices=None, chunk_rows: int | None = None):
+    """A host-placed graph of ``cls`` from an edge frame (pandas, pyarrow or cuDF), its rows
+    moved to the device ``chunk_rows`` at a time (:meth:`Graph.from_edgelist` with
+    ``placement="host"``): the module docstring's passes, the frame read three times."""
+    total = io.frame_rows(df)
+    chunk_rows = min(default_chunk_rows(), max(total, 1)) if chunk_rows is None \
+        else int(chunk_rows)
+
+    def chunks(weights: bool):
+        for start in range(0, total, chunk_rows):
+            yield start, io.frame_rows_slice(df, start, min(start + chunk_rows, total))
+
+    return _from_chunks(cls, chunks, source, destination, weight, directed=directed,
+                        multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
+                        where="the edge list", empty="df")
+
+
+def _from_chunks(cls, chunks, source, destination, weight, *, directed, multigraph, vertices,
+                 chunk_rows, where, empty):
+    """Passes 1-5 over ``chunks(weights)``, which yields ``(first row, frame)`` pieces of the
+    edge list (with the weight columns when ``weights``); ``where`` names it in messages."""
+    if not directed and multigraph:
+        raise ValueError("an undirected multigraph is built on the device, not in chunks")
+    extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
+
+    def rows_of(weights: bool):
+        for start, frame in chunks(weights):
+            yield io.read_edgelist(frame, source, destination, weight if weights else None,
+                                   where=where, row_offset=start)
 
     with memory.allocating(f"building a graph from {where} in chunks of {chunk_rows} rows",
                            chunk_rows * CHUNK_ROW_BYTES,
                            "pass a smaller chunk_rows, or raise the budget"):
         clock = _Clock()
         distinct, names, rows = None, [], 0
-        for src, dst, _w, names in chunks(columns):
+        for src, dst, _w, names in rows_of(True):
             rows += int(src.shape[0])
             found = xp.unique(xp.concatenate([src, dst]))
             distinct = found if distinct is None else xp.unique(
                 xp.concatenate([distinct, found]))
         if distinct is None:
-            raise ValueError(f"path={path!r}: the edge list is empty (0 rows); a graph needs at "
+            raise ValueError(f"{empty}: the edge list is empty (0 rows); a graph needs at "
                              "least one edge (for a graph without edges use Graph.from_csr)")
         if extra is not None and extra.size:
             distinct = xp.unique(xp.concatenate([distinct, extra.reshape(-1)]))
@@ -98,7 +129,7 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
         clock.done("distinct ids", rows=rows, n=internal.n)
 
         def entries(weights: bool):
-            for src, dst, w, _names in chunks(columns if weights else ids):
+            for src, dst, w, _names in rows_of(weights):
                 yield internal(src), internal(dst), w
 
         return assemble_on_host(cls, entries, distinct, names, directed=directed,

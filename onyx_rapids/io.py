@@ -108,6 +108,18 @@ def _num_rows(df, kind: str) -> int:
     return int(df.num_rows) if kind == "arrow" else int(len(df))
 
 
+def frame_rows(df) -> int:
+    """The rows of an edge frame (pandas, cuDF, pyarrow); TypeError naming ``df`` otherwise."""
+    return _num_rows(df, _require_frame(df, "df"))
+
+
+def frame_rows_slice(df, a: int, b: int):
+    """Rows ``a`` to ``b`` of an edge frame, of the same kind (a chunk of a larger list)."""
+    if _require_frame(df, "df") == "arrow":
+        return df.slice(a, b - a)
+    return df.iloc[a:b]
+
+
 def _require_column(names: list, col, arg: str, where: str) -> None:
     """ValueError naming ``arg``, the columns there are and the closest matches."""
     try:

@@ -71,6 +71,38 @@ def test_chunked_host_build_equals_the_device_build(tmp_path, directed, multigra
                                   bfs(g, source)["distance"].to_numpy())
 
 
+@pytest.mark.parametrize("kind", ["pandas", "arrow"])
+@pytest.mark.parametrize("directed,multigraph", [(True, False), (False, False), (True, True)])
+def test_an_edge_frame_is_built_on_the_host_in_chunks(kind, directed, multigraph):
+    df = _edges(sparse_ids=not directed)
+    if kind == "arrow":
+        import pyarrow as pa
+        df = pa.Table.from_pandas(df, preserve_index=False)
+    kw = dict(weight=["w", "x"], directed=directed, multigraph=multigraph, vertices=[10**9])
+    g = Graph.from_edgelist(df, placement="device", **kw)
+    _assert_same(g, Graph.from_edgelist(df, placement="host", chunk_rows=7, **kw))
+
+
+@pytest.mark.simulator  # a budget of bytes: on a GPU the allocator counts every live array
+def test_auto_builds_an_edge_frame_on_the_host_when_the_budget_is_small():
+    df = _edges(weighted=False)
+    memory.set_device_budget(1500)
+    h = Graph.from_edgelist(df, chunk_rows=2)
+    memory.set_device_budget(None)
+    assert h.placement == "host"
+    _assert_same(Graph.from_edgelist(df, placement="device"), h)
+
+
+def test_a_bad_row_of_an_edge_frame_is_named_by_its_row():
+    df = _edges()
+    df["src"] = df["src"].astype("Int64")
+    df.loc[23, "src"] = None
+    with pytest.raises(ValueError, match="1 null vertex id .*\\(first at row 23\\)"):
+        Graph.from_edgelist(df, weight="w", placement="host", chunk_rows=10)
+    with pytest.raises(ValueError, match="chunk_rows must be a positive int"):
+        Graph.from_edgelist(_edges(), placement="host", chunk_rows=0)
+
+
 def test_a_directory_of_files_is_read_in_file_order(tmp_path):
     df = _edges(weighted=True)
     folder = tmp_path / "edges"
