@@ -147,7 +147,7 @@ def id_order(g) -> np.ndarray:
     """Internal positions of the vertices in ascending id order (host): random inputs are
     drawn over it, so that a graph and its :meth:`~onyx_rapids.Graph.reorder` get the same
     vertices and values."""
-    return np.argsort(device.to_host(g.vertices), kind="stable")
+    return device.to_host(g.id_order())
 
 
 def in_internal_order(g, rows: np.ndarray) -> np.ndarray:

@@ -344,10 +344,9 @@ class Graph:
         placement = memory.check_placement(placement)
         _check_chunk_rows(chunk_rows)
         if placement == "auto":  # in chunks only when not even the finished arrays fit
-            weights_given = 0 if weight is None else (1 if isinstance(weight, str)
-                                                      else len(weight))
-            estimate = io.frame_rows(df) * (1 if directed else 2) * (3 * 4 + 4 * weights_given)
-            if estimate > memory.device_available():
+            columns = 0 if weight is None else (1 if isinstance(weight, str) else len(weight))
+            rows = io.frame_rows(df) * (1 if directed else 2)
+            if _edge_bytes_estimate(rows, columns) > memory.device_available():
                 placement = "host"
         if placement == "host" and (directed or not multigraph):
             from . import host_build
@@ -404,7 +403,7 @@ class Graph:
         if placement == "auto":
             path, columns = io.parquet_edge_columns(path, source, destination, weight)
             rows = io.parquet_row_count(path) * (1 if directed else 2)
-            estimate = rows * (3 * 4 + 4 * (len(columns) - 2))
+            estimate = _edge_bytes_estimate(rows, len(columns) - 2)
             if _auto_placement(estimate, on_device=False) == "host":
                 placement = "host"
         if placement == "host" and (directed or not multigraph):
@@ -782,6 +781,13 @@ class Graph:
                                 twins=self._reverse_edge)
         g.vertex_order = order
         return g
+
+    def id_order(self):
+        """Internal positions of the vertices in ascending original-id order (a backend
+        array): ``arange(n)`` unless the graph was reordered (:meth:`reorder`).  Inputs drawn
+        per vertex in this order land on the same ids whatever the internal order."""
+        lookup = self._id_lookup()
+        return xp.arange(self.n, dtype=self.index_dtype) if lookup is None else lookup[1]
 
     def _id_lookup(self):
         """None while ``vertices`` ascend (a binary search finds an id's position); else
@@ -1342,6 +1348,12 @@ def _placed(build, placement: str, rows: int, weights) -> "Graph":
                            "memory (graphs are built on the device, then placed)"):
         g = build()
     return g.to(placement)
+
+
+def _edge_bytes_estimate(rows: int, weight_columns: int) -> int:
+    """Edge-array bytes of a graph of ``rows`` stored edge rows before merging: three int32
+    index arrays and a float32 array per weight column."""
+    return rows * (3 * 4 + 4 * weight_columns)
 
 
 def _check_chunk_rows(chunk_rows) -> None:

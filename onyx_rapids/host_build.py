@@ -42,8 +42,7 @@ from .device import xp
 from .graph import _index_dtype, _run_heads, edge_rows
 
 __all__ = ["from_parquet_on_host", "from_frame_on_host", "simple_undirected_on_host",
-           "assemble_on_host",
-           "default_chunk_rows", "row_blocks"]
+           "assemble_on_host", "default_chunk_rows", "row_blocks"]
 
 log = logging.getLogger(__name__)
 

@@ -84,8 +84,7 @@ def bipartite_sides(g):
     und = (und + und.T).tocsr()
     count, labels = csgraph.connected_components(und, directed=False)
     side = np.zeros(g.n, dtype=np.int8)
-    ids = device.to_host(g.vertices)
-    by_id = np.argsort(ids, kind="stable")  # internal order need not be id order (reorder)
+    by_id = device.to_host(g.id_order())  # internal order need not be id order (reorder)
     first = np.unique(labels[by_id], return_index=True)[1]
     roots = by_id[first]  # the lowest id of each component
     for root in roots:
@@ -166,10 +165,9 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
     direction = pull_fold_direction(execution)
     side = bipartite_sides(g) if sides is None else _given_sides(g, sides)
     if init is None:  # rows in id order: a reordered graph gets the same values per id
-        init = np.random.default_rng(seed).random((g.n, k), dtype=np.float32)
-        if g.vertex_order != "id":
-            drawn, init = init, np.empty_like(init)
-            init[np.argsort(device.to_host(g.vertices), kind="stable")] = drawn
+        drawn = np.random.default_rng(seed).random((g.n, k), dtype=np.float32)
+        init = np.empty_like(drawn)
+        init[device.to_host(g.id_order())] = drawn
     lf = props.copy(g.vertex_property(init, name="init"))
     if lf.shape[1] != k:
         raise ValueError(f"init must have k={k} columns, got {lf.shape[1]}")

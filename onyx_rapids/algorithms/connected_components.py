@@ -113,7 +113,7 @@ def smallest_ids(g, root):
         return g.vertices[root]
     xp = device.xp
     ids = g.vertices
-    order = xp.argsort(ids, kind="stable")  # by id, then stably by component
+    order = g.id_order()  # by id, then stably by component
     order = order[xp.argsort(root[order], kind="stable")]
     first = xp.ones(order.shape[0], dtype=bool)
     first[1:] = root[order][1:] != root[order][:-1]
