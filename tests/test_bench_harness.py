@@ -98,6 +98,28 @@ def test_random_inputs_are_the_same_per_id_in_either_order():
             np.testing.assert_array_equal(fa[np.argsort(ids_g)], fb[np.argsort(ids_h)])
 
 
+def test_results_are_aligned_by_vertex_id_and_bad_vertex_columns_are_named():
+    from benchmarks import common
+
+    g, _ = graphs.build("rmat:4:4@degree", undirected=True)
+    ids = device.to_host(g.vertices)
+    values = device.asarray(np.arange(g.n, dtype=np.float32))
+    shuffled = np.random.default_rng(1).permutation(g.n)
+    got = common.by_vertex(device.asarray(ids[shuffled]), values[device.asarray(shuffled)], g,
+                           "x")
+    np.testing.assert_array_equal(device.to_host(got), np.arange(g.n))
+    with pytest.raises(ValueError, match="x has 3 vertices, the graph"):
+        common.by_vertex(device.asarray(ids[:3]), values[:3], g, "x")
+    twice = ids.copy()
+    twice[1] = twice[0]
+    with pytest.raises(ValueError, match="x has other vertex ids than the graph \\(some twice"):
+        common.by_vertex(device.asarray(twice), values, g, "x")
+    stranger = ids.copy()
+    stranger[0] = -12345
+    with pytest.raises(ValueError, match="x has other vertex ids than the graph"):
+        common.by_vertex(device.asarray(stranger), values, g, "x")
+
+
 def test_spec_lists_and_parquet(tmp_path):
     assert [s.text for s in graphs.parse_specs("grid:3,rmat:3:2,grid:3")] == ["grid:3",
                                                                               "rmat:3:2"]
