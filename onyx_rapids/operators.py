@@ -475,8 +475,9 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
             and not any({"lanes", "scratch"} & set(s.params) for s in checked.specs
                         if s.kind == "edge")):
         # feature-aware load balancing of the pull: a vertex whose in-edges would keep its
-        # unit busy for more than HEAVY_ROUNDS rounds is split into chunks over whole blocks
-        heavy = HEAVY_ROUNDS * coop
+        # unit busy for more than HEAVY_ROUNDS rounds, and that has more than HEAVY_MEAN
+        # times the mean in-degree, is split into chunks over whole blocks
+        heavy = max(HEAVY_ROUNDS * coop, math.ceil(HEAVY_MEAN * g.m / max(g.n, 1)))
         # a chunk's groups end with k atomics each: give them about 4 edges per atomic
         chunk = max(CHUNK_ROUNDS, 4 * k) * (block // group)
         if _heavy_chunks(g, heavy, chunk) is None:
@@ -627,6 +628,11 @@ COOP_MAX = 8  # pull, warp mapping: at most this many groups share one vertex's 
 # (measured on rmat scale 22, k = 1, H100: 8 with HEAVY_ROUNDS 32 is 1.8 ms, 32 with 256 2.8 ms)
 HEAVY_ROUNDS = 32  # pull: in-edge rounds of a vertex's unit from which it is split in chunks
 CHUNK_ROUNDS = 32  # a chunk of a heavy vertex gives each group of its block this many edges
+HEAVY_MEAN = 4  # pull: and from this many times the mean in-degree.  H100, 2026-11-24, ms per
+# iteration at k = 128 (benchmarks/NOTES.md), a heavy vertex from 32 in-edges / from 128: PPR
+# R-MAT 22 (mean 32) 24.6 / 23.9, uniform (mean 32, max 64) 37.5 / 34.4; LP 24.2 / 24.2, 38.7 /
+# 34.8: at k >= 64 (one group a vertex) the 32-round rule sent most of a graph's edges through
+# the chunk kernel's atomics, where they pay more than the imbalance they remove
 
 
 def _heavy_chunks(g, heavy: int, chunk: int):

@@ -1,9 +1,10 @@
 import numpy as np
+import pandas as pd
 import pytest
 from numba import cuda
 
 from graphs import build, csr_edges
-from onyx_rapids import device, frontier, operators as ops
+from onyx_rapids import Graph, device, frontier, operators as ops
 
 rng = np.random.default_rng(11)
 
@@ -210,10 +211,6 @@ def test_bad_operator_inputs(call, error, match):
 @pytest.mark.parametrize("reduce", ["sum", "min"])
 def test_pull_with_a_warp_sharing_each_vertex(k, reduce):
     """Dense in-edges: several groups of a warp split one vertex's edges, then combine."""
-    import pandas as pd
-
-    from onyx_rapids import Graph
-
     r = np.random.default_rng(k)
     n, m = 8, 200
     g = Graph.from_edgelist(pd.DataFrame({"src": r.integers(0, n, m), "dst": r.integers(0, n, m)}),
@@ -386,6 +383,7 @@ def test_lanes_names_the_property_lanes_or_zero(k, fa):
 def split_everything(monkeypatch):
     """Pull kernels treat every vertex with in-edges as heavy, in chunks of 2 rounds."""
     monkeypatch.setattr(ops, "HEAVY_ROUNDS", 1)
+    monkeypatch.setattr(ops, "HEAVY_MEAN", 0)
     monkeypatch.setattr(ops, "CHUNK_ROUNDS", 2)
 
 
@@ -414,6 +412,35 @@ def test_no_split_without_heavy_vertices_or_for_nfa():
         ops.edgemap(g, scaled, "acc", args, direction="pull")  # tiny in-degrees: none heavy
         ops.edgemap(g, scaled, "acc", args, direction="pull", feature_aware=False)
     assert len(times) == 2 and not any(s.chunk_kernel or s.heavy for s in times)
+
+
+def test_heavy_vertices_need_a_multiple_of_the_mean_in_degree(monkeypatch):
+    """A vertex is heavy from HEAVY_ROUNDS x coop in-edges and HEAVY_MEAN x the mean in-degree
+    (2 here): the hub of a star (21 in-edges) is cut into chunks up to HEAVY_MEAN 10 and not
+    from 11 on, and the sums are the same either way."""
+    monkeypatch.setattr(ops, "HEAVY_ROUNDS", 1)
+    monkeypatch.setattr(ops, "CHUNK_ROUNDS", 2)
+    ring = np.arange(20)
+    src = np.r_[ring, ring]
+    dst = np.r_[(ring + 1) % 20, np.zeros(20, np.int64)]  # a ring, and every vertex -> 0
+    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), multigraph=True)
+    x = rng.random((g.n, 2)).astype(np.float32)
+    expected = np.zeros((g.n, 2))
+    np.add.at(expected, dst, x[src])
+    w = np.ones((g.m, 1), np.float32)
+    for mean, heavy in ((0, 2), (4, 8), (10, 20), (11, 0)):
+        monkeypatch.setattr(ops, "HEAVY_MEAN", mean)
+        acc = device.zeros((g.n, 2), np.float32)
+        with ops.profile_kernels() as times:
+            ops.edgemap(g, scaled, "acc", dict(x=device.asarray(x), w=device.asarray(w),
+                                               acc=acc), direction="pull")
+        spec = next(s for s in times if not s.chunk_kernel)
+        assert spec.coop == 2 and spec.heavy == heavy, mean
+        assert any(s.chunk_kernel for s in times) == (heavy > 0)
+        if heavy:
+            owners, _ = ops._heavy_chunks(g, spec.heavy, spec.chunk)
+            assert set(device.to_host(owners).tolist()) == {0}
+        assert np.allclose(device.to_host(acc), expected, rtol=1e-5)
 
 
 @cuda.jit(device=True)

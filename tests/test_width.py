@@ -55,6 +55,7 @@ def test_normalize_with_several_features_per_thread(k, segment, width, log):
 
 def test_heavy_vertex_chunks_with_several_features_per_thread(monkeypatch):
     monkeypatch.setattr(ops, "HEAVY_ROUNDS", 1)
+    monkeypatch.setattr(ops, "HEAVY_MEAN", 0)
     monkeypatch.setattr(ops, "CHUNK_ROUNDS", 2)
     g, src, dst, x, w, _ = _setup(8, seed=3)
     acc = device.zeros((g.n, 8), np.float32)
