@@ -264,7 +264,7 @@ def stats(g, spec: GraphSpec, extra: dict) -> dict:
             "max_out_degree": int(summary["max_out_degree"]),
             "max_in_degree": int(summary["max_in_degree"]),
             "isolated_vertices": int((both == 0).sum()), "self_loops": int(summary["self_loops"]),
-            "index_dtype": summary["index_dtype"]}
+            "index_dtype": summary["index_dtype"], "offset_dtype": summary["offset_dtype"]}
 
 
 def edge_frame(spec, *, undirected: bool):

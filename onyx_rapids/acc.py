@@ -253,6 +253,8 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     elif edge_access in ("merged", "aligned"):
         medium_degree, group = 1, 32
         if edge_access == "aligned":
+            # in edges: 128 bytes of the vertex-index arrays (out/in_indices, index_dtype);
+            # in_edge_ids and the weights, no narrower, then start on 128-byte boundaries too
             align = ALIGN_BYTES // np.dtype(g.index_dtype).itemsize
     key = ("acc", compute, active, settled, combine, group, int(threshold), int(medium_degree),
            int(large_degree), block, track, align, bool(same_offers))

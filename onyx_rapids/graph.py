@@ -13,7 +13,12 @@ each self-loop is kept once, and an undirected edge listed as u-v and v-u (or tw
 stored as u->v and v->u. ``multigraph=True`` keeps every input row as an edge (``g.multigraph``
 says which).
 
-Layout (``index_dtype`` is int32 while n and m fit in int32, int64 beyond):
+Layout: arrays of vertex indices (values in [0, n): ``out_indices``, ``in_indices``, the edge
+sources) are ``index_dtype``, int32 while n fits in int32, int64 beyond; arrays of edge
+positions or counts (values in [0, m]: the offsets, ``in_edge_ids``, ``reverse_edge``) are
+``offset_dtype``, int32 while m fits in int32, int64 beyond. So a graph of more than 2**31 edges
+on fewer than 2**31 vertices (R-MAT scale 26: 2.4e9 edges, 39.5M vertices) keeps 4-byte vertex
+indices beside 8-byte offsets.
 
 * ``vertices`` (n, int64): original ids in internal order, which is ascending id order (for a
   bipartite graph: the left side ascending, then the right side ascending; see ``sides``), or
@@ -48,7 +53,8 @@ __all__ = ["Graph"]
 
 #: Internal vertex orders (:meth:`Graph.reorder`): ascending original id, descending degree.
 VERTEX_ORDERS = ("id", "degree")
-# Largest n and m that int32 index arrays hold; a module global so tests can lower it.
+# Largest n that int32 vertex-index arrays, and largest m that int32 offset / edge-position
+# arrays, hold (:func:`_vertex_dtype`, :func:`_edge_dtype`); a module global so tests can lower it.
 _INDEX32_LIMIT = int(np.iinfo(np.int32).max)
 _SHOW = 10  # how many offending items an error message names
 # Largest n whose (source, destination) pair keys, source * n + destination < n * n, fit in
@@ -68,8 +74,15 @@ def edge_rows(offsets, a: int, b: int, dtype):
     return (xp.searchsorted(offsets, positions, side="right") - 1).astype(dtype, copy=False)
 
 
-def _index_dtype(n: int, m: int) -> np.dtype:
-    return np.dtype(np.int32) if max(n, m) <= _INDEX32_LIMIT else np.dtype(np.int64)
+def _vertex_dtype(n: int) -> np.dtype:
+    """The dtype of arrays holding vertex indices (values in [0, n)): int32 while n fits."""
+    return np.dtype(np.int32) if n <= _INDEX32_LIMIT else np.dtype(np.int64)
+
+
+def _edge_dtype(m: int) -> np.dtype:
+    """The dtype of arrays holding edge positions or counts (values in [0, m]: offsets,
+    ``in_edge_ids``, ``reverse_edge``): int32 while m fits."""
+    return np.dtype(np.int32) if m <= _INDEX32_LIMIT else np.dtype(np.int64)
 
 
 def _listing(items, total: int) -> str:
@@ -253,7 +266,10 @@ class Graph:
         self.m = int(out_indices.shape[0])
         self.directed = bool(directed)
         self.multigraph = bool(multigraph)
+        # vertex indices (out_indices, in_indices, edge sources) and edge positions (offsets,
+        # in_edge_ids, reverse_edge) take their own dtypes: see the module docstring
         self.index_dtype = np.dtype(out_indices.dtype)
+        self.offset_dtype = np.dtype(out_offsets.dtype)
         self.out_offsets = out_offsets
         self.out_indices = out_indices
         self.in_offsets = in_offsets
@@ -382,9 +398,11 @@ class Graph:
         (default: what a quarter of the available device memory holds, at most 2**27) straight
         into host-placed arrays (:mod:`onyx_rapids.host_build`), so the edge list is never
         whole on the device: device memory peaks at about 160 bytes per chunk row plus 40 bytes
-        per vertex, pinned host memory at the finished graph's edge arrays (index bytes times
-        three for a directed graph, twice for an undirected one, per row read, plus 4 bytes
-        per weight column), plus one chunk as read by pyarrow.  The file is read three times.
+        per vertex, pinned host memory at the finished graph's edge arrays (per row read, a
+        directed graph's two vertex indices and one edge position, an undirected graph's
+        one of each for each of its two stored directions; 4 bytes each, 8 for vertex indices
+        from 2**31 vertices and for edge positions from 2**31 edges; plus 4 bytes per weight
+        column), plus one chunk as read by pyarrow.  The file is read three times.
         An undirected multigraph is built on the device and then moved.  ``"auto"``
         estimates the graph's edge bytes from the file's row count and builds it the host
         way when they exceed half the device memory available.  Progress lines of the chunked
@@ -585,7 +603,7 @@ class Graph:
             n = int(vertices.shape[0])
             m0 = int(src.shape[0])
             nonloop = xp.nonzero(src != dst)[0]
-            tt = _index_dtype(n, m0 + int(nonloop.shape[0]))
+            tt = _edge_dtype(m0 + int(nonloop.shape[0]))  # edge positions
             twins = xp.arange(m0 + int(nonloop.shape[0]), dtype=tt)
             twins[m0:] = nonloop
             twins[nonloop] = xp.arange(m0, m0 + nonloop.shape[0], dtype=tt)
@@ -618,19 +636,19 @@ class Graph:
                 keep = xp.flatnonzero(head)
                 order, sorted_key = order[keep], sorted_key[keep]
         m = int(order.shape[0])
-        itype = _index_dtype(n, m)
-        src_sorted, dst_sorted = _split_keys(sorted_key, n, itype)
+        vtype, etype = _vertex_dtype(n), _edge_dtype(m)
+        src_sorted, dst_sorted = _split_keys(sorted_key, n, vtype)
         del sorted_key
-        out_offsets = _sorted_offsets(src_sorted, n, itype)
+        out_offsets = _sorted_offsets(src_sorted, n, etype)
         # CSC: a stable sort by destination keeps the CSR order, (source, position), in ties.
         csc = xp.argsort(dst_sorted, kind="stable")
-        in_offsets = _sorted_offsets(dst_sorted[csc], n, itype)
+        in_offsets = _sorted_offsets(dst_sorted[csc], n, etype)
         if weights is not None:
             weights = xp.ascontiguousarray(weights[order].astype(np.float32, copy=False))
         reverse = None
         if twins is not None:
-            position = xp.empty(m, dtype=itype)
-            position[order] = xp.arange(m, dtype=itype)
+            position = xp.empty(m, dtype=etype)
+            position[order] = xp.arange(m, dtype=etype)
             reverse = position[twins[order]]
         g = cls(
             vertices=vertices.astype(np.int64, copy=False),
@@ -638,7 +656,7 @@ class Graph:
             out_indices=dst_sorted,
             in_offsets=in_offsets,
             in_indices=src_sorted[csc],
-            in_edge_ids=csc.astype(itype, copy=False),
+            in_edge_ids=csc.astype(etype, copy=False),
             out_degree=xp.diff(out_offsets).astype(np.int32),
             in_degree=xp.diff(in_offsets).astype(np.int32),
             edge_weights=weights,
@@ -693,18 +711,18 @@ class Graph:
             keep = xp.flatnonzero(head)
             order, sorted_key = order[keep], sorted_key[keep]
         m = int(order.shape[0])
-        itype = _index_dtype(n, m)
-        src_sorted, dst_sorted = _split_keys(sorted_key, n, itype)
+        vtype, etype = _vertex_dtype(n), _edge_dtype(m)
+        src_sorted, dst_sorted = _split_keys(sorted_key, n, vtype)
         del sorted_key
-        positions = xp.arange(m, dtype=itype)
-        slot = xp.empty(2 * int(src.shape[0]), dtype=itype)  # CSR position of each head entry
+        positions = xp.arange(m, dtype=etype)
+        slot = xp.empty(2 * int(src.shape[0]), dtype=etype)  # CSR position of each head entry
         slot[order] = positions
         # A self-loop's twin is no head (its slot is unset): a loop is its own reverse.
         reverse = xp.where(src_sorted == dst_sorted, positions, slot[order ^ 1])
         del slot, positions
         if weights is not None:
             weights = xp.ascontiguousarray(weights[order >> 1].astype(np.float32, copy=False))
-        offsets = _sorted_offsets(src_sorted, n, itype)
+        offsets = _sorted_offsets(src_sorted, n, etype)
         degree = xp.diff(offsets).astype(np.int32)
         g = cls(
             vertices=vertices.astype(np.int64, copy=False),
@@ -1008,7 +1026,7 @@ class Graph:
         paired = rank < (hi - lo)
         if m and not bool(paired.all()):
             return None, xp.nonzero(~paired)[0]
-        return (lo + rank).astype(self.index_dtype), None
+        return (lo + rank).astype(self.offset_dtype), None  # edge positions
 
     def _describe_edges(self, positions) -> str:
         """'3 edges (a->b, ...)' in original ids, for error messages."""
@@ -1310,6 +1328,7 @@ class Graph:
             "max_in_degree": int(self.in_degree.max()) if self.n else 0,
             "self_loops": loops,
             "index_dtype": str(self.index_dtype),
+            "offset_dtype": str(self.offset_dtype),
             "placement": self.placement,
             "vertex_order": self.vertex_order,
             "edge_bytes": self.edge_bytes(),
@@ -1322,8 +1341,8 @@ class Graph:
         return (
             f"Graph(n={self.n}, m={self.m}, directed={self.directed}, "
             f"multigraph={self.multigraph}{weights}{sides}, "
-            f"index_dtype={self.index_dtype}, placement={self.placement}, "
-            f"backend={device.BACKEND})"
+            f"index_dtype={self.index_dtype}, offset_dtype={self.offset_dtype}, "
+            f"placement={self.placement}, backend={device.BACKEND})"
         )
 
 
@@ -1339,10 +1358,10 @@ def _auto_placement(edge_bytes: int, on_device: bool) -> str:
 def _placed(build, placement: str, rows: int, weights) -> "Graph":
     """Build a graph on the device (``build()``), out-of-memory failures named, then place
     its edge arrays.  ``rows`` edge rows (stored both ways already counted) with ``weights``:
-    the finished CSR/CSC's int32 arrays and float32 weights, a lower bound of the build's
+    the finished CSR/CSC's index arrays and float32 weights, a lower bound of the build's
     needs, are checked against the budget first."""
     columns = 0 if weights is None else (weights.shape[1] if weights.ndim == 2 else 1)
-    need = int(rows) * (3 * 4 + 4 * columns)
+    need = _edge_bytes_estimate(int(rows), columns)
     with memory.allocating(f"building a graph of {int(rows)} edge rows on the device", need,
                            "build it before setting a lower budget, or use a GPU with more "
                            "memory (graphs are built on the device, then placed)"):
@@ -1350,10 +1369,15 @@ def _placed(build, placement: str, rows: int, weights) -> "Graph":
     return g.to(placement)
 
 
-def _edge_bytes_estimate(rows: int, weight_columns: int) -> int:
-    """Edge-array bytes of a graph of ``rows`` stored edge rows before merging: three int32
-    index arrays and a float32 array per weight column."""
-    return rows * (3 * 4 + 4 * weight_columns)
+def _edge_bytes_estimate(rows: int, weight_columns: int, n: int | None = None) -> int:
+    """Edge-array bytes of a graph of ``rows`` stored edge rows before merging: two vertex-index
+    arrays (``out_indices``, ``in_indices``: :func:`_vertex_dtype` of ``n``; n unknown, before
+    the ids are read: int32, as any graph of fewer than 2**31 vertices has), one edge-position
+    array (``in_edge_ids``: :func:`_edge_dtype` of ``rows``, int64 from 2**31 rows) and a
+    float32 array per weight column."""
+    vertex = _vertex_dtype(0 if n is None else int(n)).itemsize
+    edge = _edge_dtype(int(rows)).itemsize
+    return int(rows) * (2 * vertex + edge + 4 * weight_columns)
 
 
 def _check_chunk_rows(chunk_rows) -> None:

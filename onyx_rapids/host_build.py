@@ -25,9 +25,10 @@ The same passes 2-5 build :meth:`Graph.simple_undirected` of a host-placed graph
 of its CSR (:func:`simple_undirected_on_host`): what weakly connected components, core numbers
 and APPNP run on.
 
-The result equals what the device build gives (the same arrays, dtypes and order), with one
-difference: the index dtype follows the number of rows read (int64 when they exceed the
-int32 limit) rather than the number of edges left after merging.
+The result equals what the device build gives (the same arrays, dtypes and order): vertex
+indices (``out_indices``, ``in_indices``) take :func:`~onyx_rapids.graph._vertex_dtype` of n,
+offsets and edge positions (``in_edge_ids``, the reverse pairing) take
+:func:`~onyx_rapids.graph._edge_dtype` of the number of edges left after merging.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import numpy as np
 
 from . import device, io, memory
 from .device import xp
-from .graph import _index_dtype, _run_heads, edge_rows
+from .graph import _edge_dtype, _run_heads, _vertex_dtype, edge_rows
 
 __all__ = ["from_parquet_on_host", "from_frame_on_host", "simple_undirected_on_host",
            "assemble_on_host", "default_chunk_rows", "row_blocks"]
@@ -174,16 +175,16 @@ def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigrap
     for src, _dst, _w in stored(False):
         degree += xp.bincount(src, minlength=n)
     raw = int(degree.sum())
-    itype = _index_dtype(n, raw)
+    vtype = _vertex_dtype(n)  # vertex indices; the offsets' dtype waits for m (after merging)
     raw_offsets = _offsets(degree)
     clock.done("out-degrees", entries=raw)
 
-    out_indices = memory.host_empty(raw, itype)
+    out_indices = memory.host_empty(raw, vtype)
     weights = None if not names else memory.host_empty((raw, len(names)), np.float32)
     cursor = raw_offsets[:-1].copy()
     for src, dst, w in stored(bool(names)):
         order, pos = _slots(src, cursor, n)
-        out_indices[pos] = dst[order].astype(itype, copy=False)
+        out_indices[pos] = dst[order].astype(vtype, copy=False)
         if weights is not None:
             weights[pos] = w[order]
         del order, pos
@@ -195,15 +196,16 @@ def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigrap
     del raw_offsets, degree
     out_indices = out_indices[:m]
     weights = None if weights is None else weights[:m]
-    out_offsets = _offsets(out_degree).astype(itype)
+    etype = _edge_dtype(m)  # offsets and edge positions
+    out_offsets = _offsets(out_degree).astype(etype)
     clock.done("rows sorted", m=m)
 
     if directed:
-        in_offsets = _offsets(in_degree).astype(itype)
-        in_indices = memory.host_empty(m, itype)
+        in_offsets = _offsets(in_degree).astype(etype)
+        in_indices = memory.host_empty(m, vtype)
     else:
         in_offsets, in_indices = out_offsets, out_indices
-    in_edge_ids = memory.host_empty(m, itype)
+    in_edge_ids = memory.host_empty(m, etype)
     _columns(out_indices, out_offsets, in_offsets, in_indices if directed else None,
              in_edge_ids, n, block=block)
     clock.done("CSC")

@@ -255,8 +255,10 @@ def host_empty(shape, dtype):
     except cupy.cuda.runtime.CUDARuntimeError as e:
         raise HostMemoryError(f"could not page-lock {format_bytes(nbytes)} of host memory for "
                               f"host placement ({e}); the host arrays of a graph take its "
-                              "edge count times the index size (8 bytes from 2**31 edges) "
-                              "per array: free host memory, or use a machine with more") from e
+                              "edge count times the element size per array (4 bytes; 8 for "
+                              "vertex indices from 2**31 vertices, and for offsets and edge "
+                              "positions from 2**31 edges): free host memory, or use a "
+                              "machine with more") from e
     # unified addressing (every 64-bit CUDA platform): the mapped block's device pointer is
     # its host pointer
     memory = cupy.cuda.UnownedMemory(block.ptr, nbytes, block, cupy.cuda.Device().id)

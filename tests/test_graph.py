@@ -86,7 +86,7 @@ def test_csr_csc_against_references(edges, directed, multigraph):
     assert (g.n, g.m, g.directed, g.multigraph) == (n, m, directed, multigraph)
     if not multigraph:  # simple: no pair stored twice
         assert len(set(zip(u.tolist(), v.tolist()))) == m
-    assert g.index_dtype == np.int32
+    assert g.index_dtype == np.int32 and g.offset_dtype == np.int32
     assert H(g.vertices).dtype == np.int64 and H(g.vertices).tolist() == vertices
 
     # Renumbering is ascending and round-trips.
@@ -139,7 +139,7 @@ def test_csr_csc_against_references(edges, directed, multigraph):
             g.reverse_edge_index()
         return
     rev = H(g.reverse_edge)
-    assert rev.dtype == g.index_dtype
+    assert rev.dtype == g.offset_dtype
     assert np.array_equal(rev[rev], np.arange(m))
     sources = H(g.edge_sources)
     assert np.array_equal(sources[rev], out_indices)
@@ -190,10 +190,11 @@ def test_small_graph_layout():
     assert s == {"n": 4, "m": 5, "directed": True, "multigraph": True, "weighted": True,
                  "weight_names": ["w"], "sides": None, "max_out_degree": 3,
                  "max_in_degree": 4, "self_loops": 1, "index_dtype": "int32",
-                 "placement": "device", "vertex_order": "id", "edge_bytes": 80,
-                 "backend": device.BACKEND}
+                 "offset_dtype": "int32", "placement": "device", "vertex_order": "id",
+                 "edge_bytes": 80, "backend": device.BACKEND}
     assert "n=4" in repr(g) and "m=5" in repr(g) and "weights=['w']" in repr(g)
     assert "multigraph=True" in repr(g)
+    assert "index_dtype=int32, offset_dtype=int32" in repr(g)
     assert H(g.weight_column()).tolist() == [2.0, 3.0, 0.5, 1.0, 4.0]
     # The simple default merges 10->7 (first row's weight 1.0 kept).
     simple = Graph.from_edgelist(df, weight="w", vertices=[99, 7])
@@ -226,19 +227,100 @@ def test_isolated_vertices_from_vertices_argument():
     assert Graph.from_edgelist(df, vertices=pd.Series([9], dtype="Int64")).n == 3
 
 
+VERTEX_ARRAYS = ("out_indices", "in_indices", "edge_sources")  # vertex indices: index_dtype
+EDGE_POSITION_ARRAYS = ("out_offsets", "in_offsets", "in_edge_ids", "reverse_edge")  # offset_dtype
+
+
 def test_int64_index_dtype_beyond_int32(monkeypatch):
     df = pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 1]})
     small = Graph.from_edgelist(df, directed=False)
-    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 3)
+    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 2)  # below n = 3 and m = 6
     big = Graph.from_edgelist(df, directed=False)
-    assert big.index_dtype == np.int64 and small.index_dtype == np.int32
-    for name in ("out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
-                 "reverse_edge", "edge_sources"):
+    assert (big.index_dtype, big.offset_dtype) == (np.int64, np.int64)
+    assert (small.index_dtype, small.offset_dtype) == (np.int32, np.int32)
+    for name in VERTEX_ARRAYS + EDGE_POSITION_ARRAYS:
         a, b = H(getattr(small, name)), H(getattr(big, name))
         assert b.dtype == np.int64, name
         assert np.array_equal(a, b), name
     assert H(big.out_degree).dtype == np.int32
     assert H(big.to_internal([3])).dtype == np.int64
+
+
+def _mixed_frame():
+    """10 vertices, 40 rows (parallel edges, both directions, self-loops), two weights."""
+    rng = np.random.default_rng(7)
+    src, dst = rng.integers(0, 10, 40), rng.integers(0, 10, 40)
+    src[:3], dst[:3] = 4, 4  # a self-loop, three times
+    src[3:8], dst[3:8] = dst[8:13], src[8:13]  # reversed copies
+    return pd.DataFrame({"src": src * 5 - 11, "dst": dst * 5 - 11,
+                         "w": rng.random(40) + 0.5, "x": rng.integers(1, 5, 40)})
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(directed=False),
+                                dict(directed=False, multigraph=True),
+                                dict(weight=["w", "x"], multigraph=True),
+                                dict(weight="w", directed=False)])
+def test_int32_vertex_indices_beside_int64_offsets(kw, monkeypatch):
+    """n <= limit < m: vertex indices stay int32, offsets and edge positions go int64, and
+    every array holds what the all-int32 build holds."""
+    df = _mixed_frame()
+    normal = Graph.from_edgelist(df, **kw)
+    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 20)
+    g = Graph.from_edgelist(df, **kw)
+    assert g.n == normal.n == 10 and g.m == normal.m > 20
+    assert (normal.index_dtype, normal.offset_dtype) == (np.int32, np.int32)
+    assert (g.index_dtype, g.offset_dtype) == (np.int32, np.int64)
+    s = g.summary()
+    assert (s["index_dtype"], s["offset_dtype"]) == ("int32", "int64")
+    assert "index_dtype=int32, offset_dtype=int64" in repr(g)
+    # in_edge_ids doubles; so does an undirected multigraph's reverse pairing, the others' is
+    # in_edge_ids itself (simple undirected) or not stored (directed)
+    wider = 2 if not g.directed and g.multigraph else 1
+    assert g.edge_bytes() == normal.edge_bytes() + 4 * g.m * wider
+    for name in VERTEX_ARRAYS + EDGE_POSITION_ARRAYS + ("out_degree", "in_degree",
+                                                        "edge_weights", "vertices"):
+        if name == "reverse_edge" and g.directed:
+            continue  # no reverse pairing: the directed graphs here are not symmetric
+        a, b = getattr(normal, name), getattr(g, name)
+        if a is None:
+            assert b is None, name
+            continue
+        a, b = H(a), H(b)
+        want = {"out_degree": np.int32, "in_degree": np.int32, "edge_weights": np.float32,
+                "vertices": np.int64}.get(name, np.int32 if name in VERTEX_ARRAYS else np.int64)
+        assert b.dtype == want, name
+        assert np.array_equal(a, b), name
+    # derived graphs follow the rule for their own n and m
+    for derived, base in ((g.simple_undirected(), normal.simple_undirected()),
+                          (g.reorder("degree"), normal.reorder("degree"))):
+        assert derived.index_dtype == np.int32
+        assert derived.offset_dtype == (np.int64 if derived.m > 20 else np.int32)
+        for name in VERTEX_ARRAYS + EDGE_POSITION_ARRAYS[:3] + ("vertices",):
+            np.testing.assert_array_equal(H(getattr(derived, name)), H(getattr(base, name)))
+    assert H(g.to_internal(df["src"].to_numpy())).dtype == np.int32
+    assert H(g.id_order()).dtype == np.int32
+
+
+def test_reverse_pairing_of_a_directed_graph_holds_edge_positions(monkeypatch):
+    """A directed graph's reverse pairing (computed on first use) and a directed symmetric
+    CSR input's are edge positions: offset_dtype, not index_dtype."""
+    und = Graph.from_edgelist(_mixed_frame(), directed=False)
+    src, dst = H(und.edge_sources), H(und.out_indices)
+    df = pd.DataFrame({"src": src, "dst": dst})
+    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 20)
+    for g in (Graph.from_edgelist(df), Graph.from_csr(H(und.out_offsets), dst,
+                                                      directed=False)):
+        assert (g.index_dtype, g.offset_dtype) == (np.int32, np.int64)
+        rev = H(g.reverse_edge)
+        assert rev.dtype == np.int64
+        np.testing.assert_array_equal(rev, H(und.reverse_edge))
+
+
+def test_edge_bytes_estimate_sizes_each_array():
+    assert graph._edge_bytes_estimate(10, 1) == 10 * (4 + 4 + 4 + 4)
+    rows = 2**31 + 5  # beyond int32 edge positions: in_edge_ids is int64, the indices stay int32
+    assert graph._edge_bytes_estimate(rows, 0) == rows * (4 + 4 + 8)
+    assert graph._edge_bytes_estimate(rows, 2, n=2**31 + 1) == rows * (8 + 8 + 8 + 8)
 
 
 # ---------------------------------------------------------------------- from_csr
@@ -497,10 +579,11 @@ def _random_ids(rng, regime: str, pool_size: int, size: int):
 @pytest.mark.parametrize("regime", ["dense", "shifted", "negative", "span32", "wide"])
 @pytest.mark.parametrize("knobs", [{}, {"_KEY32_MAX_N": 0}, {"_DENSE_SPAN_FACTOR": 0},
                                    {"_DENSE_SPAN_FACTOR": 10**6, "_KEY32_MAX_N": 0},
-                                   {"_INDEX32_LIMIT": 3}])
+                                   {"_INDEX32_LIMIT": 3}, {"_INDEX32_LIMIT": 40}])
 def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
     """Every construction path (table or sort renumbering, 32- or 64-bit pair keys, the
-    one-sort simple undirected build, int32 or int64 indices) gives the arrays of the plain
+    one-sort simple undirected build, int32 or int64 vertex indices and offsets, mixed) gives
+    the arrays of the plain
     NumPy build above: duplicates, parallel edges both ways, self-loops, isolated ids given as
     vertices=, zero to two weight columns whose first row per pair must be the one kept."""
     for name, value in knobs.items():
@@ -531,9 +614,11 @@ def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
                                         multigraph=multigraph, vertices=extra)
                 want = _numpy_construction(src, dst, weights, extra, directed, multigraph)
                 case = (regime, knobs, trial, directed, multigraph)
-                itype = np.int64 if knobs.get("_INDEX32_LIMIT") == 3 else np.int32
-                assert g.index_dtype == itype, case
                 assert (g.n, g.m) == (want["vertices"].size, want["out_indices"].size), case
+                limit = knobs.get("_INDEX32_LIMIT", 2**31 - 1)
+                vtype = np.int64 if g.n > limit else np.int32  # vertex indices
+                etype = np.int64 if g.m > limit else np.int32  # offsets, edge positions
+                assert (g.index_dtype, g.offset_dtype) == (vtype, etype), case
                 for name, expected in want.items():
                     if name == "reverse_edge":
                         got = None if directed else g.reverse_edge
@@ -544,6 +629,8 @@ def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
                         continue
                     got = H(got)
                     dtype = {"vertices": np.int64, "edge_weights": np.float32,
-                             "out_degree": np.int32, "in_degree": np.int32}.get(name, itype)
+                             "out_degree": np.int32, "in_degree": np.int32,
+                             "out_indices": vtype, "in_indices": vtype,
+                             "edge_sources": vtype}.get(name, etype)
                     assert got.dtype == dtype, (case, name, got.dtype)
                     assert np.array_equal(got, expected), (case, name)

@@ -44,7 +44,8 @@ def _edges(n=25, m=160, seed=5, weighted=True, sparse_ids=False):
 def _assert_same(g, h):
     assert h.placement == "host" and g.placement == "device"
     assert (h.n, h.m, h.directed, h.multigraph) == (g.n, g.m, g.directed, g.multigraph)
-    assert h.index_dtype == g.index_dtype and h.weight_names == g.weight_names
+    assert h.index_dtype == g.index_dtype and h.offset_dtype == g.offset_dtype
+    assert h.weight_names == g.weight_names
     for name in ARRAYS:
         a, b = getattr(g, name), getattr(h, name)
         assert (a is None) == (b is None), name
@@ -113,13 +114,70 @@ def test_a_directory_of_files_is_read_in_file_order(tmp_path):
     _assert_same(g, Graph.from_parquet(folder, weight="w", placement="host", chunk_rows=9))
 
 
-def test_int64_indices_when_the_rows_exceed_the_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 100)
+@pytest.mark.parametrize("limit, dtypes", [(100, (np.int32, np.int64)),  # n <= limit < m
+                                           (20, (np.int64, np.int64))])  # limit < n = 25
+def test_int64_offsets_when_the_edges_exceed_the_limit(tmp_path, monkeypatch, limit, dtypes):
+    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", limit)
     path = _write(tmp_path, _edges(weighted=False))
     g = Graph.from_parquet(path, placement="device")
     h = Graph.from_parquet(path, placement="host", chunk_rows=16)
-    assert h.index_dtype == np.int64
+    assert g.m > 100 and (h.index_dtype, h.offset_dtype) == dtypes
     _assert_same(g, h)
+
+
+def _mixed_edges(directed=True):
+    """10 vertices, 40 rows: more edges than a limit of 20, fewer vertices."""
+    rng = np.random.default_rng(11)
+    src, dst = rng.integers(0, 10, 40), rng.integers(0, 10, 40)
+    src[:12] = 3  # a hub whose row is longer than the chunks
+    src[12:15] = dst[12:15]  # self-loops
+    src[15:20], dst[15:20] = dst[20:25], src[20:25]  # the same pairs reversed
+    if not directed:
+        src, dst = src * 1_000_003 - 40, dst * 1_000_003 - 40
+    return pd.DataFrame({"src": src, "dst": dst, "w": rng.random(40).astype(np.float32) + 0.5,
+                         "x": rng.integers(1, 9, 40).astype(np.int32)})
+
+
+@pytest.mark.parametrize("directed,multigraph", [(True, False), (False, False), (True, True)])
+def test_mixed_dtypes_on_the_host_equal_the_device_build(tmp_path, monkeypatch, directed,
+                                                         multigraph):
+    """n <= limit < m: int32 vertex indices beside int64 offsets and edge positions, in the
+    host build (frame and Parquet, in chunks) exactly as in the device build."""
+    df = _mixed_edges(directed)
+    kw = dict(weight=["w", "x"], directed=directed, multigraph=multigraph)
+    normal = Graph.from_edgelist(df, placement="device", **kw)
+    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 20)
+    g = Graph.from_edgelist(df, placement="device", **kw)
+    assert g.n <= 20 < g.m and (g.index_dtype, g.offset_dtype) == (np.int32, np.int64)
+    for name in ARRAYS:
+        a = getattr(normal, name)
+        if a is not None:
+            np.testing.assert_array_equal(device.to_host(getattr(g, name)), device.to_host(a),
+                                          err_msg=name)
+    _assert_same(g, Graph.from_edgelist(df, placement="host", chunk_rows=7, **kw))
+    h = Graph.from_parquet(_write(tmp_path, df), placement="host", chunk_rows=9, **kw)
+    _assert_same(g, h)
+    assert device.to_host(h.edge_sources).dtype == np.int32
+    a, b = g.simple_undirected(), h.simple_undirected()  # built in blocks on the host
+    assert (b.index_dtype, b.offset_dtype) == (a.index_dtype, a.offset_dtype)
+    for name in ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None) == (y is None), name
+        if x is not None:
+            assert x.dtype == y.dtype, name
+            np.testing.assert_array_equal(device.to_host(y), device.to_host(x), err_msg=name)
+
+
+def test_host_offsets_follow_the_edges_left_after_merging(tmp_path, monkeypatch):
+    """More rows read than the limit, but no more edges once parallel ones merge: int32
+    offsets, as the device build has (the host build once sized them by the rows read)."""
+    df = pd.concat([_mixed_edges()] * 3, ignore_index=True)  # every row three times
+    g = Graph.from_edgelist(df, placement="device")
+    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", g.m)
+    assert len(df) > g.m
+    h = Graph.from_parquet(_write(tmp_path, df), placement="host", chunk_rows=16)
+    assert (h.index_dtype, h.offset_dtype) == (np.int32, np.int32)
+    _assert_same(Graph.from_edgelist(df, placement="device"), h)
 
 
 @pytest.mark.simulator  # a budget of bytes: on a GPU the allocator counts every live array

@@ -6,10 +6,11 @@ import pandas as pd
 import pytest
 
 import oracles_traversal as oracle
-from graphs import csr_edges
+from graphs import csr_edges, predecessor_ids
 from onyx_rapids import (Graph, bfs, device, feature_propagation, graph as graph_module,
                          label_propagation, memory, pagerank, personalized_pagerank, sssp,
-                         weakly_connected_components)
+                         operators, weakly_connected_components)
+from onyx_rapids.kernels import pagerank as pagerank_kernel
 
 ACCESS = ("degree", "naive", "merged", "aligned")
 
@@ -108,12 +109,70 @@ def test_int64_offsets_on_the_host(monkeypatch):
     monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 100)
     df = _edges(weighted=False)
     h = Graph.from_edgelist(df, placement="host")
-    assert h.index_dtype == np.int64 and h.m > 100
+    # n = 30 <= 100 < m: int32 vertex indices beside int64 offsets (the reads align to the
+    # indices' 4-byte elements)
+    assert (h.index_dtype, h.offset_dtype) == (np.int32, np.int64) and h.m > 100
     src, dst = csr_edges(h)
     source = int(device.to_host(h.vertices)[4])
     for access in ("aligned", "merged"):
         got = bfs(h, source=source, edge_access=access)["distance"].to_numpy()
         np.testing.assert_array_equal(got, oracle.bfs(h.n, src, dst, 4))
+
+
+@pytest.mark.filterwarnings("ignore:.*did not converge:RuntimeWarning")  # few iterations: enough
+def test_algorithms_agree_on_int32_indices_beside_int64_offsets(monkeypatch):
+    """n <= limit < m (the layout of more than 2**31 edges on fewer vertices): every kernel
+    family gives the all-int32 graph's results, on the device and on the host."""
+    rng = np.random.default_rng(9)
+    src, dst = rng.integers(0, 12, 44), rng.integers(0, 12, 44)
+    src[:10], dst[10:20] = 4, 7  # hubs of out- and in-edges
+    df = pd.DataFrame({"src": src * 3 - 7, "dst": dst * 3 - 7,
+                       "w": (rng.random(44) + 0.1).astype(np.float32)})
+    # the pull kernels cut the in-edges of vertices of in-degree 6+ into chunks (whose starts
+    # are edge positions: offset_dtype)
+    monkeypatch.setattr(pagerank_kernel, "HEAVY", 6)
+    monkeypatch.setattr(pagerank_kernel, "CHUNK", 3)
+    monkeypatch.setattr(operators, "HEAVY_ROUNDS", 1)
+    monkeypatch.setattr(operators, "CHUNK_ROUNDS", 2)
+    normal = Graph.from_edgelist(df, weight="w", placement="device")
+    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 20)
+    g = Graph.from_edgelist(df, weight="w", placement="device")
+    h = g.to("host")
+    und = h.simple_undirected()
+    for x in (g, h, und):
+        assert x.n <= 20 < x.m and (x.index_dtype, x.offset_dtype) == (np.int32, np.int64)
+    assert device.to_host(h.in_edge_ids).dtype == np.int64
+    src, dst = csr_edges(normal)
+    w = device.to_host(normal.edge_weights[:, 0]).astype(np.float64)
+    ids = device.to_host(normal.vertices)
+    feats = pd.DataFrame(rng.random((normal.n, 4)).astype(np.float32), index=ids)
+    labels = pd.DataFrame({"vertex": ids[:4], "label": [0, 1, 0, 1]})
+    runs = {"sssp": lambda x: sssp(x, source=int(ids[4])),
+            "wcc hook": lambda x: weakly_connected_components(x),
+            "wcc propagate": lambda x: weakly_connected_components(x, method="propagate"),
+            "pagerank": lambda x: pagerank(x, fused=True, max_iter=6),  # weighted (CSC gather)
+            "ppr": lambda x: personalized_pagerank(x, sources=list(ids[:2]), max_iter=6),
+            "fp": lambda x: feature_propagation(x, feats, iterations=3),  # k = 4 features
+            "lp": lambda x: label_propagation(x, labels, k=2, max_iter=4)}
+    want = {name: run(normal) for name, run in runs.items()}
+    expected = oracle.bfs(normal.n, src, dst, 4)
+    for x in (g, h):
+        got = bfs(x, source=int(ids[4]))
+        np.testing.assert_array_equal(got["distance"].to_numpy(), expected)
+        oracle.check_predecessors(x.n, src, dst, expected.astype(np.int64),
+                                  predecessor_ids(x, got["predecessor"]), [4])
+        for name, run in runs.items():
+            a, b = (getattr(f, "to_pandas", lambda f=f: f)() for f in (want[name], run(x)))
+            if name == "sssp":  # predecessors: any valid one
+                np.testing.assert_allclose(b["distance"].to_numpy(),
+                                           oracle.sssp(x.n, src, dst, w, 4), rtol=1e-5)
+                oracle.check_predecessors(x.n, src, dst, b["distance"].to_numpy(),
+                                          predecessor_ids(x, b["predecessor"]), [4], weights=w)
+                a, b = a.drop(columns="predecessor"), b.drop(columns="predecessor")
+            pd.testing.assert_frame_equal(a, b, rtol=1e-5, atol=1e-7, obj=f"{name} {x!r}")
+    assert pagerank_kernel.pull_work(g)["heavy"] > 0  # the chunked paths ran
+    assert device.to_host(pagerank_kernel.pull_work(g)["chunk_start"]).dtype == np.int64
+    assert device.to_host(operators._heavy_chunks(und, 2, 2)[1]).dtype == np.int64
 
 
 def test_bad_placement_names_the_argument(pair):

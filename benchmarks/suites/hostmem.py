@@ -140,6 +140,8 @@ def _check(run, row, name, got, want, label):
 
 
 def _bytes_read(name, g, frame, info, k):
+    # bytes read per edge: its vertex index (index_dtype, the dtype of out_indices/in_indices;
+    # the offsets, of offset_dtype, are read per vertex, not per edge)
     item = np.dtype(g.index_dtype).itemsize
     if name in ("bfs", "sssp"):
         reached = device.to_host(_values(name, frame))

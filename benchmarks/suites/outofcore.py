@@ -232,15 +232,18 @@ def _measure(run, graph, path, stats) -> None:
         logger.removeHandler(lines)
     row.update(ms=ms, first_call_ms=ms, times_ms=[ms], repeats=1)
     degree = device.to_host(h.out_degree).astype(np.int64) + device.to_host(h.in_degree)
-    stats.update(n=h.n, m=h.m, index_dtype=str(h.index_dtype), edge_bytes=h.edge_bytes(),
+    stats.update(n=h.n, m=h.m, index_dtype=str(h.index_dtype),
+                 offset_dtype=str(h.offset_dtype), edge_bytes=h.edge_bytes(),
                  max_degree=int(degree.max()), build_ms=ms,
                  max_out_degree=int(device.to_host(h.out_degree).max()))
     row["params"].update(n=h.n, m=h.m, index_dtype=str(h.index_dtype),
+                         offset_dtype=str(h.offset_dtype),
                          edge_bytes=h.edge_bytes(), m_over_2_31=h.m / 2**31,
                          device_peak_bytes=peaks.device - peaks.device_before,
                          host_peak_bytes=peaks.host - peaks.host_before,
                          rows_per_s=stats["rows"] / (ms / 1e3), passes=lines.lines)
-    run.log(f"from_parquet host on {graph}: n={h.n:,} m={h.m:,} ({h.index_dtype}) in "
+    run.log(f"from_parquet host on {graph}: n={h.n:,} m={h.m:,} ({h.index_dtype} indices, "
+            f"{h.offset_dtype} offsets) in "
             f"{ms / 1e3:.1f} s; device peak "
             f"{memory.format_bytes(peaks.device - peaks.device_before)}, host peak "
             f"{memory.format_bytes(peaks.host - peaks.host_before)}")
@@ -265,6 +268,8 @@ def _algorithms(run, graph, h):
     from onyx_rapids import bfs, pagerank, weakly_connected_components
 
     copy_gb_s = _memcpy_row(run, graph, min(int(h.out_indices.nbytes), 1 << 31))
+    # bytes read per edge: its vertex index (index_dtype; the offsets, edge-position dtype,
+    # are read per vertex, not per edge)
     item = np.dtype(h.index_dtype).itemsize
     source = catalog.top_vertex(h)
     calls = {"bfs": (lambda g: bfs(g, source=source), "distance", "hops", 0.0),
