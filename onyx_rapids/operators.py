@@ -118,11 +118,20 @@ class MaxChange:
         ops.vertexmap(g, [ops.Vertex(update), ops.MaxChange("x_next", "x", "stop")],
                       dict(args, stop=stop), k=k)
         change, size = device.to_host(stop)   # converged: change <= tol * max(1, size)
+
+    With ``moved`` (and ``threshold``, ``weight``), the same pass also counts the rows that
+    moved: ``moved`` names an int64 device array of 1 (the caller zeroes it) that gets the sum
+    of ``weight[v]`` (an integer device array of n, say the out-degrees) over the visited
+    vertices with some ``|new[v, f] - old[v, f]| > threshold`` (``threshold`` names a number in
+    args; a NaN counts as moved): the out-edges a change-driven step would push.
     """
 
     new: str
     old: str
     into: str
+    moved: str = ""
+    threshold: str = ""
+    weight: str = ""
 
 
 @dataclass(frozen=True)
@@ -294,6 +303,25 @@ def _check_prop(args: dict, name: str, k: int, role: str, rows: int):
         )
 
 
+def _check_moved(args: dict, s: "MaxChange", n: int):
+    """MaxChange's moved count: an int64 array of 1, a number, an integer array of n."""
+    out, weight = args.get(s.moved), args.get(s.weight)
+    if not device.is_device_array(out) or out.dtype != np.int64 or out.shape != (1,):
+        raise ValueError(f"MaxChange moved {s.moved!r} must name an int64 device array of 1 in "
+                         f"args, got {getattr(out, 'dtype', type(out).__name__)} "
+                         f"{getattr(out, 'shape', '')}")
+    threshold = args.get(s.threshold)
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float,
+                                                                             np.number)):
+        raise ValueError(f"MaxChange threshold {s.threshold!r} must name a number in args, got "
+                         f"{type(threshold).__name__}")
+    if (not device.is_device_array(weight) or weight.shape != (n,)
+            or np.dtype(weight.dtype).kind not in "iu"):
+        raise ValueError(f"MaxChange weight {s.weight!r} must name an integer device array of "
+                         f"n = {n} in args, got {getattr(weight, 'dtype', type(weight).__name__)}"
+                         f" {getattr(weight, 'shape', '')}")
+
+
 @dataclass(frozen=True)
 class _Checked:
     """What :func:`_check_steps` found valid: the steps as code-generation specs."""
@@ -398,7 +426,11 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                                  f"of 2 in args, got "
                                  f"{getattr(out, 'dtype', type(out).__name__)} "
                                  f"{getattr(out, 'shape', '')}")
-            specs.append(codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old))
+            if s.moved:
+                _check_moved(args, s, n)
+            specs.append(codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old,
+                                          moved=s.moved, threshold=s.threshold,
+                                          weight=s.weight))
             functions.append(None)
         elif isinstance(s, Solve):
             d = int(round((math.sqrt(1 + 4 * k) - 1) / 2))

@@ -88,6 +88,35 @@ def test_pull_fraction_sets_the_switch_point(fraction, expect):
     assert np.abs(got - expected).sum(axis=0).max() <= 1e-4
 
 
+def test_bulk_iterations_count_the_movers_out_edges_in_their_stop_test(monkeypatch):
+    """Under "auto" a bulk iteration's in-kernel stop test (label propagation's) adds up the
+    moved rows' out-edges, so the rows are compared in a pass of their own only at the switch:
+    with pull_fraction 0 never, with 1 once; the results stay bulk's."""
+    from onyx_rapids.algorithms import _propagate
+
+    calls, counts = [], []
+    real_rows, real_count = props.moved_rows, _propagate.moved_edges
+    monkeypatch.setattr(props, "moved_rows", lambda *a: calls.append(1) or real_rows(*a))
+    monkeypatch.setattr(_propagate, "moved_edges",
+                        lambda args: counts.append(real_count(args)) or counts[-1])
+    g = _path(10)
+    seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})
+    bulk = to_pandas(label_propagation(g, seeds, k=2))[["lp_0", "lp_1"]].to_numpy()
+    for fraction, switches in ((0.0, 0), (1.0, 1)):
+        calls.clear()
+        counts.clear()
+        df, info = label_propagation(g, seeds, k=2, change_driven="auto",
+                                     pull_fraction=fraction, return_info=True)
+        assert info.converged and len(calls) == switches
+        assert (CD in info.modes) == (switches == 1)
+        if not switches:  # every bulk iteration but the converged last one counted
+            assert len(counts) == len(info.modes) - 1 and info.modes.count(BULK) == len(info.modes)
+        # iteration 1 moves the path's 8 unlabelled vertices (16 out-edges) or fewer
+        assert 0 < counts[0] <= 2 * (g.n - 1)
+        got = to_pandas(df)[["lp_0", "lp_1"]].to_numpy()
+        assert np.abs(got - bulk).max() <= 1e-5
+
+
 def test_label_propagation_auto_agrees_with_bulk():
     g = _path(10)
     seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})

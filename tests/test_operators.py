@@ -456,9 +456,15 @@ def test_max_change_step_matches_numpy(k, fa, width, fold):
     g, src, dst, x, w, _ = _setup(k, seed=20 + k)
     x[3, k - 1] = -7.5  # the largest |y| is a negative entry's
     y0 = rng.random((g.n, k)).astype(np.float32)
+    weight = rng.integers(1, 1000, g.n).astype(np.int32)
+    threshold = float(np.median(np.abs(0.5 * x).max(axis=1)))  # about half the rows move
     args = dict(x=device.asarray(x), w=device.asarray(w), y=device.asarray(y0),
-                acc=device.zeros((g.n, k), np.float32), stop=device.zeros(2, np.float32))
-    steps = [ops.Vertex(halve_into), ops.MaxChange("y", "x", "stop")]
+                acc=device.zeros((g.n, k), np.float32), stop=device.zeros(2, np.float32),
+                moved=device.zeros(1, np.int64), threshold=threshold,
+                weight=device.asarray(weight))
+    steps = [ops.Vertex(halve_into),
+             ops.MaxChange("y", "x", "stop", moved="moved", threshold="threshold",
+                           weight="weight")]
     if fold:  # after an edge step, in the folded pull kernel
         ops.foldmap(g, [ops.Edge(scaled, "acc")] + steps, args, k=k, feature_aware=fa,
                     width=width)
@@ -467,6 +473,9 @@ def test_max_change_step_matches_numpy(k, fa, width, fold):
     y = 0.5 * x
     expected = [np.abs(y - x).max(), np.abs(y).max()]
     np.testing.assert_array_equal(device.to_host(args["stop"]), np.float32(expected))
+    movers = (np.abs(y - x) > threshold).any(axis=1)  # each moved row's weight once
+    assert 0 < movers.sum() < g.n
+    assert int(device.to_host(args["moved"])[0]) == int(weight[movers].sum())
     if fold:
         np.testing.assert_allclose(device.to_host(args["acc"]),
                                    _pull_sums(g, src, dst, x, w), rtol=1e-5)
@@ -505,6 +514,17 @@ def test_max_change_refuses_push_and_a_bad_into():
             ops.vertexmap(g, [ops.MaxChange("y", "x", "stop")], dict(args, stop=bad), k=2)
     with pytest.raises(ValueError, match="MaxChange old 'nope' is not in args"):
         ops.vertexmap(g, [ops.MaxChange("y", "nope", "stop")], args, k=2)
+    moved = dict(moved=device.zeros(1, np.int64), t=0.5, deg=device.zeros(g.n, np.int32))
+    for key, bad, message in (("moved", device.zeros(1, np.int32),
+                               "moved 'moved' must name an int64"),
+                              ("t", device.zeros(1, np.float32),
+                               "threshold 't' must name a number"),
+                              ("deg", device.zeros(g.n, np.float32), "weight 'deg' must name an "
+                               "integer device array of n"),
+                              ("deg", device.zeros(g.n + 1, np.int32), "weight 'deg' must name")):
+        with pytest.raises(ValueError, match=message):
+            ops.vertexmap(g, [ops.MaxChange("y", "x", "stop", moved="moved", threshold="t",
+                                            weight="deg")], {**args, **moved, key: bad}, k=2)
 
 
 def test_host_ids_set_the_same_bits_as_a_mask():

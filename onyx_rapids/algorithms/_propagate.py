@@ -100,13 +100,20 @@ class _StopTest:
         if self.in_kernel:
             args["stop"] = device.zeros(2, np.float32)
 
-    def steps(self, steps) -> list:
-        return list(steps) + ([ops.MaxChange("x_next", "state", "stop")] if self.in_kernel
-                              else [])
+    def steps(self, steps, moved: bool = False) -> list:
+        """``steps`` and the in-kernel test; ``moved``: it also adds up the out-degrees of the
+        rows that moved by more than ``args["threshold"]`` into ``args["moved_edges"]``."""
+        if not self.in_kernel:
+            return list(steps)
+        extra = dict(moved="moved_edges", threshold="threshold", weight="out_degree") \
+            if moved else {}
+        return list(steps) + [ops.MaxChange("x_next", "state", "stop", **extra)]
 
     def start(self, args):
         if self.in_kernel:
             props.fill(args["stop"], 0.0)
+            if "moved_edges" in args:
+                props.fill(args["moved_edges"], 0)
 
     def done(self, args, x) -> bool:
         if self.in_kernel:
@@ -233,12 +240,13 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
     limit = execution.pull_fraction * g.m
     x = props.copy(x)
     args = dict(args, x_next=props.vertex_property(g, k), threshold=float(threshold),
-                delta_next=props.vertex_property(g, k))
+                delta_next=props.vertex_property(g, k), out_degree=g.out_degree,
+                moved_edges=device.zeros(1, np.int64))
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
                 width=execution.width)
     bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
     stop = _StopTest(converged, args, in_kernel=True)
-    bulk_steps = stop.steps(update)
+    bulk_steps = stop.steps(update, moved=True)  # the test counts the movers' out-edges
     cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
     memo, bulk_seconds = auto_memo(g, contribution, k), None
     if before is not None:
@@ -266,8 +274,8 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             done = stop.done(args, x)
             bulk_seconds = time.perf_counter() - started
             movers = None if done or memo.get("bulk only") else \
-                props.moved_rows(x_next, x, threshold)
-            if movers is not None and _out_edges(g, movers) <= limit:
+                _movers(g, stop, args, x_next, x, threshold, limit)
+            if movers is not None:
                 # change-driven from here: the sums of this iteration's rows x are pushed, so
                 # x is what every vertex pushed except the movers, which push their change next
                 mode = CHANGE_DRIVEN
@@ -296,6 +304,24 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             info.converged = True
             break
     return x, info
+
+
+def _movers(g, stop, args, x_next, x, threshold, limit):
+    """n booleans, the rows that moved by more than ``threshold``, when they own at most
+    ``limit`` out-edges; else None.  With the test in the kernel, its count of their
+    out-edges decides first, and the rows are compared only at a switch."""
+    if stop.in_kernel:
+        if moved_edges(args) > limit:
+            return None
+        return props.moved_rows(x_next, x, threshold)
+    movers = props.moved_rows(x_next, x, threshold)
+    return movers if _out_edges(g, movers) <= limit else None
+
+
+def moved_edges(args) -> int:
+    """The out-edges of the rows the last bulk iteration moved by more than the threshold, as
+    its stop test counted them (:class:`_StopTest` with ``moved``)."""
+    return int(device.to_host(args["moved_edges"])[0])
 
 
 def auto_memo(g, contribution, k: int) -> dict:

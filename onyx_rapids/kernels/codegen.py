@@ -71,6 +71,9 @@ class StepSpec:
     reduce: str = "sum"  # edge: "sum" | "min" | "max"
     segment: int = 0  # normalize: features per segment
     log: bool = False  # normalize: the source holds logs (softmax, shifted by the maximum)
+    moved: str = ""  # maxchange: int64 array of 1 that adds up ``weight[v]`` of the moved rows
+    threshold: str = ""  # maxchange with moved: how far a feature must move (a scalar)
+    weight: str = ""  # maxchange with moved: the per-vertex integer added (out-degrees, say)
 
 
 @dataclass(frozen=True)
@@ -205,9 +208,12 @@ class _Generator:
             self.w(f"{name} = {twin}")
         if self.max_changes:
             self.ns.update(float32=np.float32, warp_max=collective.warp_max, INF=np.float32(np.inf))
-            for i, _ in self.max_changes:
+            for i, s in self.max_changes:
                 self.w(f"mc_d{i} = float32(0.0)")
                 self.w(f"mc_a{i} = float32(0.0)")
+                if s.moved:
+                    self.ns.update(int64=np.int64, warp_sum=collective.warp_sum)
+                    self.w(f"mc_e{i} = int64(0)")
         if self.spec.scratch:
             # ONYX 6.2.1: each feature group gets its own slice of shared memory, alive for the
             # whole folded kernel, so its functions can hand values to each other
@@ -304,14 +310,20 @@ class _Generator:
 
     def max_change_code(self, i: int, s, valid: str):
         """Fold row v's ``|new - old|`` and ``|new|`` into the thread's maxima (every valid
-        vertex, whatever its progress flag; a NaN counts as infinity, so it never passes)."""
+        vertex, whatever its progress flag; a NaN counts as infinity, so it never passes).
+        With ``moved``: a row with some ``|new - old| > threshold`` adds ``weight[v]`` to the
+        count of its group's first thread, once per vertex."""
         spec, w = self.spec, self.w
         new, old = s.source, s.other
+        lead = " and gi == 0" if spec.coop > 1 and self.edge_steps else ""
+        if s.moved:
+            w("mvf = False")
         if spec.mapping == "nfa":
+            w(f"if {valid}:")
+            w.indent()
             w(f"for f in range({spec.k}):")
             feats = ["f"]
         else:
-            lead = " and gi == 0" if spec.coop > 1 and self.edge_steps else ""
             w(f"if {valid} and f < {self.K}{lead}:")
             feats = self.feats()
         w.indent()
@@ -327,7 +339,22 @@ class _Generator:
             w(f"    mc_d{i} = mcd")
             w(f"if mcx > mc_a{i}:")
             w(f"    mc_a{i} = mcx")
+            if s.moved:
+                w(f"if mcd > {s.threshold}:")
+                w("    mvf = True")
         w.dedent()
+        if spec.mapping == "nfa":
+            w.dedent()
+        if not s.moved:
+            return
+        if spec.mapping == "warp":
+            w("mvf = group_any(mvf, gmask)")
+            w("cuda.syncwarp()")
+        elif spec.mapping == "block":
+            w("mvf = block_group_any(mvf, g, f, flags)")
+        first = "" if spec.mapping == "nfa" else " and f == 0"
+        w(f"if mvf and {valid}{first}{lead}:")
+        w(f"    mc_e{i} += int64({s.weight}[v])")
 
     def max_change_epilogue(self):
         """After the vertex loop (every lane of the warp gets here): a warp maximum, then one
@@ -336,6 +363,10 @@ class _Generator:
         for i, s in self.max_changes:
             w(f"mc_d{i} = warp_max(mc_d{i})")
             w(f"mc_a{i} = warp_max(mc_a{i})")
+            if s.moved:
+                w(f"mc_e{i} = warp_sum(mc_e{i})")
+                w(f"if cuda.laneid == 0 and mc_e{i} != 0:")
+                w(f"    cuda.atomic.add({s.moved}, 0, mc_e{i})")
             w("if cuda.laneid == 0:")
             w(f"    if mc_d{i} > {s.into}[0]:")
             w(f"        cuda.atomic.max({s.into}, 0, mc_d{i})")
