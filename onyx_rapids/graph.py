@@ -216,6 +216,19 @@ def _split_keys(keys, n: int, dtype):
     return src.astype(dtype, copy=False), dst.astype(dtype, copy=False)
 
 
+def _no_reverse_message(edges: str) -> str:
+    """The error of symmetric input (``directed=False`` CSR) with ``edges`` lacking a reverse."""
+    return ("directed=False needs a symmetric edge set (every u->v with a v->u), but "
+            f"{edges} have no reverse edge; pass directed=True, or add the reverse edges")
+
+
+def _asymmetric_weights_message(edges: str) -> str:
+    """The error of symmetric input whose ``edges`` weigh otherwise than their reverse."""
+    return ("directed=False needs symmetric weights, but the weights of "
+            f"{edges} differ from their reverse edge's; pass directed=True, or make the "
+            "weights symmetric")
+
+
 def _run_heads(sorted_keys):
     """Mask of the first entry of each run of equal ``sorted_keys``, or None when every entry
     starts a run (all keys distinct)."""
@@ -353,12 +366,24 @@ class Graph:
         >>> Graph.from_edgelist(df, multigraph=True).m
         4
         """
-        from . import io
-
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
         placement = memory.check_placement(placement)
         _check_chunk_rows(chunk_rows)
+        return cls._from_frame(df, source, destination, weight, directed=directed,
+                               multigraph=multigraph, vertices=vertices, placement=placement,
+                               chunk_rows=chunk_rows)
+
+    @classmethod
+    def _from_frame(cls, df, source, destination, weight, *, directed: bool, multigraph: bool,
+                    vertices, placement: str, chunk_rows, weight_names=None) -> "Graph":
+        """The build of :meth:`from_edgelist` (and :meth:`from_cugraph`, whose edge list is a
+        cuDF frame) from checked arguments: in chunks straight into host arrays for ``"host"``
+        (and ``"auto"`` when the finished edge arrays would not fit the device), else whole
+        on the device, then placed.  ``weight_names`` (one per weight column) names the
+        weight columns in the graph instead of their frame names."""
+        from . import io
+
         if placement == "auto":  # in chunks only when not even the finished arrays fit
             columns = 0 if weight is None else (1 if isinstance(weight, str) else len(weight))
             rows = io.frame_rows(df) * (1 if directed else 2)
@@ -369,8 +394,11 @@ class Graph:
 
             return host_build.from_frame_on_host(
                 cls, df, source, destination, weight, directed=directed,
-                multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows)
+                multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
+                weight_names=weight_names)
         src, dst, weights, names = io.read_edgelist(df, source, destination, weight)
+        if weight_names is not None:
+            names = list(weight_names)
         extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
         return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
                                              multigraph=multigraph, extra_vertices=extra),
@@ -437,7 +465,8 @@ class Graph:
 
     @classmethod
     def from_csr(cls, offsets, indices=None, weights=None, directed: bool = True,
-                 multigraph: bool = False, placement: str = "auto") -> "Graph":
+                 multigraph: bool = False, placement: str = "auto",
+                 chunk_rows: int | None = None) -> "Graph":
         """A graph on vertices 0..n-1 from CSR arrays (NumPy or CuPy) or a SciPy sparse matrix.
 
         ``offsets`` (n+1) and ``indices`` (m) are validated (offsets[0] == 0, non-decreasing,
@@ -448,7 +477,36 @@ class Graph:
         ``directed=False`` expects the symmetric structure of an undirected graph (each u->v
         has a v->u of the same weight) and stores it as given. Repeated (row, column) entries
         are one edge keeping the first entry's weights, unless ``multigraph=True``.
-        ``placement`` as in :meth:`from_edgelist`.
+
+        ``placement`` as in :meth:`from_edgelist`:
+
+        * ``"device"``: the arrays are copied to the device and the graph is built there
+          whole (peak about 40 bytes per entry), and kept there.
+        * ``"host"`` with host input (NumPy arrays, lists, pandas Series, a SciPy matrix):
+          built in chunks straight into pinned host arrays (:mod:`onyx_rapids.host_build`),
+          so a CSR larger than the device loads.  The input is read three times where it
+          lies: once to check it, on the host in blocks of ``chunk_rows`` entries (the
+          device build's checks and error messages, nothing copied to the device), then
+          twice ``chunk_rows`` entries at a time (each entry's row found in the offsets, its
+          index and weights moved to the device) for the passes of the host build.
+          ``directed=False`` input is stored as given; its symmetry is checked and its
+          reverse pairing found in blocks of vertices.  Device memory peaks at one chunk
+          (about 160 bytes per chunk row) plus about 40 bytes per vertex; pinned host memory
+          at the finished graph's edge arrays: per entry two vertex indices and one edge
+          position (4 bytes each; 8 for vertex indices from 2**31 vertices and for edge
+          positions from 2**31 edges), 4 bytes per weight column, and for ``directed=False``
+          one more edge position (the reverse pairing); the caller's input stays where it
+          is.  The graph equals ``from_csr(..., placement="device").to("host")`` (the same
+          arrays, dtypes and order).  CuPy input is on the device already: it is built
+          there, then its edge arrays move to the host.
+        * ``"auto"``: for host input, the chunked host build when the finished edge arrays
+          would not fit the device memory available
+          (:func:`onyx_rapids.memory.device_available`); otherwise the device build, its
+          arrays then placed by size as :meth:`from_edgelist` places them.
+
+        ``chunk_rows`` is the entries per chunk of the host build (default: what a quarter
+        of the device memory the library may use holds).  Progress lines of the chunked
+        build go to the ``onyx_rapids.host_build`` logger (level INFO).
 
         >>> import numpy as np
         >>> g = Graph.from_csr(np.array([0, 2, 3, 3]), np.array([2, 1, 0]))
@@ -458,12 +516,32 @@ class Graph:
         >>> a = sp.csr_matrix(np.array([[0, 2.0], [2.0, 0]]))
         >>> Graph.from_csr(a, directed=False).weight_names
         ['weight']
+        >>> h = Graph.from_csr(np.array([0, 2, 3, 3]), np.array([2, 1, 0]),
+        ...                    np.array([0.5, 1.0, 2.0]), placement="host", chunk_rows=2)
+        >>> h.placement, device.to_host(h.out_indices).tolist()
+        ('host', [1, 2, 0])
+        >>> device.to_host(h.edge_weights[:, 0]).tolist()  # row 0 re-sorted by destination
+        [1.0, 0.5, 2.0]
         """
         from . import io
 
         directed = _check_flag(directed, "directed")
         multigraph = _check_flag(multigraph, "multigraph")
         placement = memory.check_placement(placement)
+        _check_chunk_rows(chunk_rows)
+        offsets, indices, weights = io.csr_inputs(offsets, indices, weights)
+        if placement != "device" and not io.csr_on_device(offsets, indices, weights):
+            if placement == "auto":  # in chunks only when not even the finished arrays fit
+                size = io.csr_size(offsets, indices, weights)
+                if size is not None and _edge_bytes_estimate(size[1], size[2], max(size[0], 0)) \
+                        > memory.device_available():
+                    placement = "host"
+            if placement == "host":
+                from . import host_build
+
+                return host_build.from_csr_on_host(cls, offsets, indices, weights,
+                                                   directed=directed, multigraph=multigraph,
+                                                   chunk_rows=chunk_rows)
         offsets, indices, weights, names = io.read_csr(offsets, indices, weights)
         n = int(offsets.shape[0]) - 1
         m = int(indices.shape[0])
@@ -478,14 +556,30 @@ class Graph:
         return _placed(build, placement, m, weights)
 
     @classmethod
-    def from_cugraph(cls, G, multigraph: bool = False, placement: str = "auto") -> "Graph":
-        """A graph from a single-GPU ``cugraph.Graph``, on the device with no host round trip.
+    def from_cugraph(cls, G, multigraph: bool = False, placement: str = "auto",
+                     chunk_rows: int | None = None) -> "Graph":
+        """A graph from a single-GPU ``cugraph.Graph``, read on the device (no host round trip).
 
         Reads the edge list ``G`` keeps in original ids (``G.view_edge_list()``, a device
         frame) and its vertex list (isolated vertices included); undirected edges are stored
         both ways as in :meth:`from_edgelist`. cuGraph's ``Graph`` has no parallel edges; pass
         ``multigraph=True`` to keep those of a ``cugraph.MultiGraph`` (else they are merged).
-        ``placement`` as in :meth:`from_edgelist`.
+        The weight column is named ``G.weight_column`` (or ``"weight"``).
+
+        ``placement`` as in :meth:`from_edgelist`: ``"device"`` builds the graph whole on the
+        device beside ``G`` (peak about 40 bytes per stored edge row) and keeps it there.
+        ``"host"`` builds it as :meth:`from_edgelist` does with ``placement="host"``: the
+        edge frame, on the device already, is read in slices of ``chunk_rows`` rows (three
+        times) and the CSR/CSC filled in pinned host memory, never the whole graph on the
+        device (in place of the device build's ``_from_ids``): device memory peaks at
+        ``G`` itself plus a chunk (about 160 bytes per chunk row) and about 40 bytes per
+        vertex, host memory at the finished graph's edge arrays (as in :meth:`from_parquet`).
+        The result equals ``from_cugraph(G, placement="device").to("host")``.  An undirected
+        ``multigraph=True`` graph is built on the device, then moved.  ``"auto"`` takes the
+        chunked host build when the finished edge arrays would not fit the device memory
+        available, else builds on the device and places the arrays by size.
+        ``chunk_rows``: rows per chunk of the host build (default as in
+        :meth:`from_edgelist`).
 
         >>> import cudf, cugraph  # doctest: +SKIP
         >>> G = cugraph.Graph(directed=True)  # doctest: +SKIP
@@ -493,15 +587,18 @@ class Graph:
         ...                      source="src", destination="dst")  # doctest: +SKIP
         >>> Graph.from_cugraph(G).n  # doctest: +SKIP
         3
+        >>> Graph.from_cugraph(G, placement="host").placement  # doctest: +SKIP
+        'host'
         """
         from . import io
 
         multigraph = _check_flag(multigraph, "multigraph")
         placement = memory.check_placement(placement)
-        src, dst, weights, names, directed, extra = io.read_cugraph(G)
-        return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
-                                             multigraph=multigraph, extra_vertices=extra),
-                       placement, src.shape[0] * (1 if directed else 2), weights)
+        _check_chunk_rows(chunk_rows)
+        edges, source, destination, weight, names, directed, extra = io.cugraph_edges(G)
+        return cls._from_frame(edges, source, destination, weight, directed=directed,
+                               multigraph=multigraph, vertices=extra, placement=placement,
+                               chunk_rows=chunk_rows, weight_names=names)
 
     @classmethod
     def from_bipartite(cls, df, left, right, weight=None, multigraph: bool = False,
@@ -671,19 +768,11 @@ class Graph:
         if symmetric_input:
             reverse, missing = g._pair_reverse_edges()
             if missing is not None:
-                raise ValueError(
-                    "directed=False needs a symmetric edge set (every u->v with a v->u), but "
-                    f"{g._describe_edges(missing)} have no reverse edge; pass directed=True, or "
-                    "add the reverse edges"
-                )
+                raise ValueError(_no_reverse_message(g._describe_edges(missing)))
             if weights is not None:
                 differ = xp.nonzero(xp.any(weights != weights[reverse], axis=1))[0]
                 if differ.shape[0]:
-                    raise ValueError(
-                        "directed=False needs symmetric weights, but the weights of "
-                        f"{g._describe_edges(differ)} differ from their reverse edge's; pass "
-                        "directed=True, or make the weights symmetric"
-                    )
+                    raise ValueError(_asymmetric_weights_message(g._describe_edges(differ)))
             g._reverse_edge = reverse
         return g
 
@@ -1028,11 +1117,15 @@ class Graph:
             return None, xp.nonzero(~paired)[0]
         return (lo + rank).astype(self.offset_dtype), None  # edge positions
 
-    def _describe_edges(self, positions) -> str:
-        """'3 edges (a->b, ...)' in original ids, for error messages."""
-        total = int(positions.shape[0])
-        shown = positions[:_SHOW]
-        u = self.describe_vertices(self.edge_sources[shown])
+    def _describe_edges(self, positions, total: int | None = None) -> str:
+        """'3 edges (a->b, ...)' in original ids, for error messages: the first of the CSR
+        ``positions`` and their number (``total``: how many there are in all, when
+        ``positions`` holds only the first ones)."""
+        total = int(positions.shape[0]) if total is None else int(total)
+        shown = device.asarray(positions[:_SHOW])
+        # the sources of the shown edges alone (a host graph's edge_sources would be O(m))
+        sources = xp.searchsorted(self.out_offsets, shown, side="right") - 1
+        u = self.describe_vertices(sources)
         v = self.describe_vertices(self.out_indices[shown])
         pairs = [f"{a}->{b}" for a, b in zip(u, v)]
         return f"{total} edge{'s' if total != 1 else ''} ({_listing(pairs, total)})"

@@ -23,7 +23,11 @@ dropped; then the host arrays are worked through in blocks:
 
 The same passes 2-5 build :meth:`Graph.simple_undirected` of a host-placed graph from blocks
 of its CSR (:func:`simple_undirected_on_host`): what weakly connected components, core numbers
-and APPNP run on.
+and APPNP run on; and a graph from CSR arrays in host memory (:func:`from_csr_on_host`,
+:meth:`Graph.from_csr` with ``placement="host"``), from chunks of its entries (no
+renumbering: pass 1 is the check of the input, on the host), a symmetric (undirected) input
+stored as given and paired with its reverse edges in blocks of vertices.  An edge frame on
+the device (:meth:`Graph.from_cugraph`'s cuDF frame) is read in slices where it is.
 
 The result equals what the device build gives (the same arrays, dtypes and order): vertex
 indices (``out_indices``, ``in_indices``) take :func:`~onyx_rapids.graph._vertex_dtype` of n,
@@ -40,10 +44,11 @@ import numpy as np
 
 from . import device, io, memory
 from .device import xp
-from .graph import _edge_dtype, _run_heads, _vertex_dtype, edge_rows
+from .graph import (_SHOW, _asymmetric_weights_message, _edge_dtype, _no_reverse_message,
+                    _run_heads, _vertex_dtype, edge_rows)
 
-__all__ = ["from_parquet_on_host", "from_frame_on_host", "simple_undirected_on_host",
-           "assemble_on_host", "default_chunk_rows", "row_blocks"]
+__all__ = ["from_parquet_on_host", "from_frame_on_host", "from_csr_on_host",
+           "simple_undirected_on_host", "assemble_on_host", "default_chunk_rows", "row_blocks"]
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +85,13 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
 
 
 def from_frame_on_host(cls, df, source, destination, weight, *, directed: bool,
-                       multigraph: bool, vertices=None, chunk_rows: int | None = None):
+                       multigraph: bool, vertices=None, chunk_rows: int | None = None,
+                       weight_names=None):
     """A host-placed graph of ``cls`` from an edge frame (pandas, pyarrow or cuDF), its rows
     moved to the device ``chunk_rows`` at a time (:meth:`Graph.from_edgelist` with
-    ``placement="host"``): the module docstring's passes, the frame read three times."""
+    ``placement="host"``; :meth:`Graph.from_cugraph`, whose cuDF frame is sliced where it
+    is): the module docstring's passes, the frame read three times.  ``weight_names`` names
+    the weight columns in the graph instead of their frame names."""
     total = io.frame_rows(df)
     chunk_rows = min(default_chunk_rows(), max(total, 1)) if chunk_rows is None \
         else int(chunk_rows)
@@ -94,13 +102,14 @@ def from_frame_on_host(cls, df, source, destination, weight, *, directed: bool,
 
     return _from_chunks(cls, chunks, source, destination, weight, directed=directed,
                         multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
-                        where="the edge list", empty="df")
+                        where="the edge list", empty="df", weight_names=weight_names)
 
 
 def _from_chunks(cls, chunks, source, destination, weight, *, directed, multigraph, vertices,
-                 chunk_rows, where, empty):
+                 chunk_rows, where, empty, weight_names=None):
     """Passes 1-5 over ``chunks(weights)``, which yields ``(first row, frame)`` pieces of the
-    edge list (with the weight columns when ``weights``); ``where`` names it in messages."""
+    edge list (with the weight columns when ``weights``); ``where`` names it in messages,
+    ``weight_names`` (when given) the weight columns in the graph."""
     if not directed and multigraph:
         raise ValueError("an undirected multigraph is built on the device, not in chunks")
     extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
@@ -132,8 +141,52 @@ def _from_chunks(cls, chunks, source, destination, weight, *, directed, multigra
             for src, dst, w, _names in rows_of(weights):
                 yield internal(src), internal(dst), w
 
+        if weight_names is not None:
+            names = list(weight_names)
         return assemble_on_host(cls, entries, distinct, names, directed=directed,
                                 multigraph=multigraph, block=chunk_rows, clock=clock)
+
+
+def from_csr_on_host(cls, offsets, indices, weights, *, directed: bool, multigraph: bool,
+                     chunk_rows: int | None = None):
+    """A host-placed graph of ``cls`` on vertices 0..n-1 from host CSR parts (NumPy arrays,
+    lists, pandas Series: :func:`onyx_rapids.io.csr_inputs`), for :meth:`Graph.from_csr`
+    with ``placement="host"``.
+
+    The input is checked on the host in blocks (:func:`onyx_rapids.io.read_csr_on_host`: the
+    device build's checks and errors), then passes 2-5 of the module docstring run over
+    chunks of ``chunk_rows`` entries: each entry's row found in the offsets (on the device,
+    O(n)), its index and weights sliced from the input and moved to the device; the ids are
+    the vertex indices (no renumbering).  ``directed=False`` input is symmetric and stored
+    as given (not both ways); its reverse pairing is found, and its symmetry checked, in
+    blocks of vertices (:func:`_pair_symmetric`).
+    """
+    block = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
+    clock = _Clock()
+    csr = io.read_csr_on_host(offsets, indices, weights, block)  # before any device memory
+    clock.done("CSR checked", n=csr.n, entries=csr.m)
+    if chunk_rows is None:
+        block = min(block, max(csr.m, 1))
+    n, m = csr.n, csr.m
+    vtype = _vertex_dtype(n)
+    with memory.allocating(f"building a graph from CSR arrays of {m} entries in chunks of "
+                           f"{block} rows", block * CHUNK_ROW_BYTES,
+                           "pass a smaller chunk_rows, or raise the budget"):
+        rows_of = device.asarray(csr.offsets)  # per vertex: on the device
+
+        def entries(weights: bool):
+            for a in range(0, m, block):
+                b = min(a + block, m)
+                src = edge_rows(rows_of, a, b, vtype)
+                dst = _on_device(csr.indices[a:b]).astype(vtype, copy=False)
+                w = None
+                if weights and csr.weights is not None:
+                    w = _on_device(csr.weights.block(a, b))
+                yield src, dst, w
+
+        return assemble_on_host(cls, entries, xp.arange(n, dtype=np.int64), csr.names,
+                                directed=directed, multigraph=multigraph, block=block,
+                                clock=clock, symmetric_input=not directed)
 
 
 def simple_undirected_on_host(g, chunk_rows: int | None = None):
@@ -157,15 +210,21 @@ def simple_undirected_on_host(g, chunk_rows: int | None = None):
 
 
 def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigraph: bool,
-                     block: int, clock, sides=None, side_names=None):
+                     block: int, clock, sides=None, side_names=None,
+                     symmetric_input: bool = False):
     """Passes 2-5 (module docstring) over ``entries(weights)``: an iterable of (src, dst,
     weights | None) chunks of internal indices, read again for each pass (``weights`` False:
-    the weights are not needed).  An undirected graph's rows are stored both ways here."""
+    the weights are not needed).  An undirected graph's rows are stored both ways here,
+    unless they are a ``symmetric_input`` (CSR of an undirected graph, every u->v with its
+    v->u): those are stored as given, with a CSC of their own, as the device build stores
+    them, and paired with their reverses (:func:`_pair_symmetric`, which checks them)."""
     n = int(vertices.shape[0])
+    symmetric = symmetric_input and not directed
+    separate_csc = directed or symmetric  # else a simple undirected graph's CSC is its CSR
 
     def stored(weights: bool):
         for src, dst, w in entries(weights):
-            if not directed:  # entry 2i is row i as given, 2i+1 row i reversed
+            if not directed and not symmetric:  # entry 2i is row i as given, 2i+1 reversed
                 src, dst = (xp.stack([src, dst], axis=1).reshape(-1),
                             xp.stack([dst, src], axis=1).reshape(-1))
                 w = None if w is None else xp.repeat(w, 2, axis=0)
@@ -200,23 +259,89 @@ def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigrap
     out_offsets = _offsets(out_degree).astype(etype)
     clock.done("rows sorted", m=m)
 
-    if directed:
+    if separate_csc:
         in_offsets = _offsets(in_degree).astype(etype)
         in_indices = memory.host_empty(m, vtype)
     else:
         in_offsets, in_indices = out_offsets, out_indices
     in_edge_ids = memory.host_empty(m, etype)
-    _columns(out_indices, out_offsets, in_offsets, in_indices if directed else None,
+    _columns(out_indices, out_offsets, in_offsets, in_indices if separate_csc else None,
              in_edge_ids, n, block=block)
     clock.done("CSC")
     out_deg32 = out_degree.astype(np.int32)
-    return cls(vertices=vertices.astype(np.int64, copy=False), out_offsets=out_offsets,
-               out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
-               in_edge_ids=in_edge_ids, out_degree=out_deg32,
-               in_degree=in_degree.astype(np.int32) if directed else out_deg32,
-               edge_weights=weights, weight_names=names, directed=directed,
-               reverse_edge=None if directed else in_edge_ids, multigraph=multigraph,
-               sides=sides, side_names=side_names, placement="host")
+    g = cls(vertices=vertices.astype(np.int64, copy=False), out_offsets=out_offsets,
+            out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
+            in_edge_ids=in_edge_ids, out_degree=out_deg32,
+            in_degree=in_degree.astype(np.int32) if separate_csc else out_deg32,
+            edge_weights=weights, weight_names=names, directed=directed,
+            reverse_edge=None if separate_csc else in_edge_ids, multigraph=multigraph,
+            sides=sides, side_names=side_names, placement="host")
+    if symmetric:
+        g._reverse_edge = _pair_symmetric(g, block)
+        clock.done("reverse pairing")
+    return g
+
+
+def _pair_symmetric(g, block: int):
+    """The reverse pairing (a host array, ``offset_dtype``) of a host graph built from
+    symmetric input, found in blocks of about ``block`` entries of whole vertices, as
+    :meth:`Graph._pair_reverse_edges` finds it on the device: the k-th u->v (CSR order) pairs
+    with the k-th v->u, a self-loop with itself.  An edge u->v is entry j of column v of the
+    CSC, whose entries are sorted by (source, CSR position); its reverse lies in row v of the
+    CSR, sorted by (destination, position): so a block of vertices pairs its columns with its
+    rows.  Raises the device build's ValueError (the same text) for edges without a reverse,
+    then for weights that differ from their reverse edge's."""
+    n, m = g.n, g.m
+    reverse = memory.host_empty(m, g.offset_dtype)
+    out_off = device.to_host(g.out_offsets).astype(np.int64)
+    in_off = device.to_host(g.in_offsets).astype(np.int64)
+    missing = _First()
+    for v0, v1 in row_blocks(out_off + in_off, block):
+        ca, cb = int(in_off[v0]), int(in_off[v1])
+        if ca == cb:  # no edge ends at these vertices
+            continue
+        ra, rb = int(out_off[v0]), int(out_off[v1])
+        column = edge_rows(g.in_offsets, ca, cb, np.int64) - v0
+        ckey = column * n + _on_device(g.in_indices[ca:cb]).astype(np.int64)  # ascending
+        row = edge_rows(g.out_offsets, ra, rb, np.int64) - v0
+        rkey = row * n + _on_device(g.out_indices[ra:rb]).astype(np.int64)  # ascending
+        del column, row
+        rank = xp.arange(cb - ca, dtype=np.int64) - xp.searchsorted(ckey, ckey, side="left")
+        lo = xp.searchsorted(rkey, ckey, side="left")
+        paired = rank < xp.searchsorted(rkey, ckey, side="right") - lo
+        edge = _on_device(g.in_edge_ids[ca:cb])  # CSR positions of the column entries
+        reverse[edge[paired]] = (lo + rank + ra)[paired].astype(reverse.dtype, copy=False)
+        missing.add(edge[~paired])
+    if missing.total:
+        raise ValueError(_no_reverse_message(g._describe_edges(missing.first, missing.total)))
+    if g.edge_weights is not None:
+        differ = _First()
+        for a in range(0, m, block):
+            b = min(a + block, m)
+            mine = _on_device(g.edge_weights[a:b])
+            theirs = g.edge_weights[_on_device(reverse[a:b])]
+            differ.add(xp.flatnonzero(xp.any(mine != theirs, axis=1)) + a)
+        if differ.total:
+            raise ValueError(_asymmetric_weights_message(
+                g._describe_edges(differ.first, differ.total)))
+    return reverse
+
+
+class _First:
+    """How many edge positions were found, over blocks, and the smallest few of them (what
+    an error message names)."""
+
+    def __init__(self):
+        self.total, self.first = 0, None
+
+    def add(self, positions) -> None:
+        k = int(positions.shape[0])
+        if not k:
+            return
+        self.total += k
+        positions = positions.astype(np.int64)
+        merged = positions if self.first is None else xp.concatenate([self.first, positions])
+        self.first = xp.sort(merged)[:_SHOW]
 
 
 class _Clock:

@@ -1,7 +1,8 @@
 """Adapters in and out: the only module that knows cuDF, pandas, pyarrow, Parquet, SciPy and cuGraph.
 
 In: :func:`read_edgelist` (pandas / cuDF DataFrame or pyarrow Table), :func:`read_parquet_edges`,
-:func:`read_csr` (NumPy / CuPy arrays, SciPy / CuPy sparse matrices), :func:`read_cugraph`,
+:func:`read_csr` (NumPy / CuPy arrays, SciPy / CuPy sparse matrices; :func:`read_csr_on_host`
+checks host arrays where they are), :func:`read_cugraph` (checks: :func:`cugraph_edges`),
 :func:`read_vertex_ids`, :func:`read_vertex_frame` and :func:`read_property_array`. Each validates
 its input completely and returns backend arrays (:data:`onyx_rapids.device.xp`), so that a
 :class:`~onyx_rapids.graph.Graph` is never half built from bad input. Per-vertex pandas/cuDF
@@ -34,7 +35,10 @@ __all__ = [
     "read_edgelist",
     "read_parquet_edges",
     "read_csr",
+    "read_csr_on_host",
+    "csr_inputs",
     "read_cugraph",
+    "cugraph_edges",
     "read_vertex_ids",
     "read_vertex_frame",
     "read_property_array",
@@ -264,28 +268,79 @@ def _id_column(df, kind: str, col, arg: str, where: str = "the edge list", row_o
     return _to_int64(c.array(), f"{arg}={col!r}")
 
 
+def _module(a):
+    """NumPy for a NumPy array (host data, also on a GPU), else the backend's module."""
+    return np if isinstance(a, np.ndarray) else xp
+
+
+def _flagged_rows(bad):
+    """``(count, first)`` of the rows (along axis 0) of a boolean array with a True, or None."""
+    if not bool(bad.any()):
+        return None
+    where = _module(bad).nonzero(bad.reshape(bad.shape[0], -1).any(axis=1))[0]
+    return int(where.shape[0]), int(where[0])
+
+
+def _float32_rows(a):
+    """``(a as float32 | None, non-finite rows, rows beyond float32)`` of a numeric array
+    (NumPy or backend): the rows as :func:`_flagged_rows` gives them; with non-finite rows
+    the conversion is skipped (None, None for the rest)."""
+    mod = _module(a)
+    if a.dtype.kind == "f":
+        bad = _flagged_rows(~mod.isfinite(a))
+        if bad is not None:
+            return None, bad, None
+    with np.errstate(over="ignore"):  # overflow is reported by the caller, by name
+        out = a.astype(np.float32)
+    big = None
+    if a.dtype.itemsize > 4 or a.dtype.kind in "iu":
+        big = _flagged_rows(~mod.isfinite(out))
+    return out, None, big
+
+
+def _float32_failure(what: str, nonfinite, overflow, first_row_offset: int = 0) -> None:
+    """The ValueError of :func:`_finite_float32` for ``(count, first row)`` of non-finite
+    rows or, failing those, of rows beyond the float32 range; nothing when both are None."""
+    if nonfinite is not None:
+        count, first = nonfinite
+        raise ValueError(
+            f"{what}: {count} row(s) hold NaN or infinite values (first at row "
+            f"{first + first_row_offset}); drop or fill them"
+        )
+    if overflow is not None:
+        count, first = overflow
+        raise ValueError(
+            f"{what}: {count} row(s) exceed the float32 range (|x| > "
+            f"{_FLOAT32_MAX:.3g}; first at row {first + first_row_offset}); rescale "
+            "them"
+        )
+
+
 def _finite_float32(a, what: str, first_row_offset: int = 0):
     """``a`` (numeric) as float32, or ValueError naming ``what`` for NaN/inf or float32 overflow."""
-    if a.dtype.kind == "f":
-        bad = ~xp.isfinite(a)
-        if bool(bad.any()):
-            where = xp.nonzero(bad.reshape(a.shape[0], -1).any(axis=1))[0]
-            raise ValueError(
-                f"{what}: {int(where.shape[0])} row(s) hold NaN or infinite values (first at row "
-                f"{int(where[0]) + first_row_offset}); drop or fill them"
-            )
-    with np.errstate(over="ignore"):  # overflow is reported below, by name
-        out = a.astype(np.float32)
-    if a.dtype.itemsize > 4 or a.dtype.kind in "iu":
-        big = ~xp.isfinite(out)
-        if bool(big.any()):
-            where = xp.nonzero(big.reshape(out.shape[0], -1).any(axis=1))[0]
-            raise ValueError(
-                f"{what}: {int(where.shape[0])} row(s) exceed the float32 range (|x| > "
-                f"{_FLOAT32_MAX:.3g}; first at row {int(where[0]) + first_row_offset}); rescale "
-                "them"
-            )
+    out, nonfinite, overflow = _float32_rows(a)
+    _float32_failure(what, nonfinite, overflow, first_row_offset)
     return out
+
+
+def _check_float32_blocks(a, what: str, block: int) -> None:
+    """:func:`_finite_float32`'s checks of a host (NumPy) array, ``block`` rows at a time (no
+    float32 copy of the whole array): the same errors, rows counted over all the blocks."""
+    nonfinite = overflow = None
+    for start in range(0, int(a.shape[0]), block):
+        _out, bad, big = _float32_rows(a[start:start + block])
+        nonfinite = _add_rows(nonfinite, bad, start)
+        overflow = _add_rows(overflow, big, start)
+    _float32_failure(what, nonfinite, None if nonfinite is not None else overflow)
+
+
+def _add_rows(total, hit, start: int):
+    """Running ``(count, first row)`` of flagged rows, ``hit`` from a block at ``start``."""
+    if hit is None:
+        return total
+    if total is None:
+        return hit[0], hit[1] + start
+    return total[0] + hit[0], total[1]
 
 
 def _numeric_column(df, kind: str, col, arg: str, where: str, row_offset: int = 0):
@@ -470,9 +525,13 @@ def _is_sparse(obj) -> bool:
     )
 
 
-def _as_array(values, arg: str):
+def _as_array(values, arg: str, *, host: bool = False):
     """Any array-like (lists, NumPy, CuPy, pandas/cuDF Series, pyarrow arrays) as a backend
-    array, without a host round trip for device data. Raises ValueError for nulls."""
+    array, without a host round trip for device data. Raises ValueError for nulls.
+
+    ``host=True``: host data stays a NumPy array (not copied to the device); device data
+    (CuPy, cuDF) is still a backend array."""
+    put = (lambda a: a) if host else device.asarray
     top = type(values).__module__.split(".")[0]
     if top in ("pandas", "cudf") and hasattr(values, "isna") and hasattr(values, "dtype"):
         nulls = int(values.null_count) if top == "cudf" else int(values.isna().sum())
@@ -482,11 +541,11 @@ def _as_array(values, arg: str):
             return device.asarray(values.values)
         kind = _pandas_like_kind(values.dtype)
         target = {"i": np.int64, "u": np.uint64, "f": np.float64, "b": np.bool_}.get(kind)
-        return device.asarray(values.to_numpy(dtype=target) if target else values.to_numpy())
+        return put(values.to_numpy(dtype=target) if target else values.to_numpy())
     if top == "pyarrow" and hasattr(values, "null_count"):
         if values.null_count:
             raise ValueError(f"{arg}: {values.null_count} null value(s); drop or fill them")
-        return device.asarray(values.to_numpy(zero_copy_only=False))
+        return put(values.to_numpy(zero_copy_only=False))
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{arg} must be numbers or an array of them, got a string {values!r}")
     if hasattr(values, "__cuda_array_interface__") or type(values).__module__.startswith(
@@ -499,11 +558,11 @@ def _as_array(values, arg: str):
     ):
         values = list(values)
     try:
-        host = np.asarray(values)
+        array = np.asarray(values)
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"{arg} could not be read as an array ({e})") from e
     # Non-numeric data stays on the host: the caller names the bad dtype.
-    return device.asarray(host) if host.dtype.kind in "biuf" else host
+    return put(array) if array.dtype.kind in "biuf" else array
 
 
 def read_vertex_ids(values, arg: str = "vertices"):
@@ -535,31 +594,39 @@ def read_vertex_ids(values, arg: str = "vertices"):
     return _to_int64(a, arg)
 
 
-def _int_array(values, arg: str):
-    a = _as_array(values, arg)
+def _int_array(values, arg: str, *, host: bool = False, convert: bool = True):
+    """A 1-D integer array as int64 (``convert=False``: checked to fit int64, kept as given);
+    ``host=True`` keeps host data on the host (see :func:`_as_array`)."""
+    a = _as_array(values, arg, host=host)
     if a.dtype.kind not in "iu":
         raise TypeError(f"{arg} must be an integer array, got dtype {a.dtype}; cast it, e.g. "
                         ".astype('int64')")
     if a.ndim != 1:
         raise ValueError(f"{arg} must be one-dimensional, got shape {tuple(a.shape)}")
-    return _to_int64(a, arg)
+    out = _to_int64(a, arg)
+    return out if convert else a
 
 
-def _weight_arrays(weights, m: int):
-    """CSR weights (m,), (m, w) or {name: (m,)} as (m, w) float32 and their names."""
+def _weight_arrays(weights, m: int, block: int | None = None):
+    """CSR weights (m,), (m, w) or {name: (m,)} as (m, w) float32 and their names.
+
+    ``block``: host (NumPy) weights are checked on the host ``block`` rows at a time and kept
+    as given, as a :class:`HostWeights` in place of the array (the same errors)."""
     if isinstance(weights, dict):
         if not weights:
             raise ValueError("weights={} names no weight; pass weights=None for none")
         names = [str(k) for k in weights]
         cols = []
         for key, values in weights.items():
-            a = _numeric_array(values, f"weights[{key!r}]")
+            a = _numeric_array(values, f"weights[{key!r}]", block)
             if a.ndim != 1 or a.shape[0] != m:
                 raise ValueError(f"weights[{key!r}] must have shape ({m},) (one value per edge), "
                                  f"got {tuple(a.shape)}")
             cols.append(a)
+        if block is not None:
+            return HostWeights([c.reshape(-1, 1) for c in cols]), names
         return xp.ascontiguousarray(xp.stack(cols, axis=1)), names
-    a = _numeric_array(weights, "weights")
+    a = _numeric_array(weights, "weights", block)
     if a.ndim == 1:
         a, names = a.reshape(-1, 1), ["weight"]
     elif a.ndim == 2:
@@ -571,24 +638,55 @@ def _weight_arrays(weights, m: int):
                          "give one row per edge")
     if a.shape[1] == 0:
         raise ValueError("weights has 0 columns; pass weights=None for an unweighted graph")
+    if block is not None:
+        return HostWeights([a]), names
     return xp.ascontiguousarray(a), names
 
 
-def _numeric_array(values, arg: str):
-    a = _as_array(values, arg)
+def _numeric_array(values, arg: str, block: int | None = None):
+    """A numeric array as float32, checked (:func:`_finite_float32`); ``block``: host data
+    checked on the host in blocks of rows and returned as given."""
+    a = _as_array(values, arg, host=block is not None)
     if a.dtype.kind not in "iuf":
         raise TypeError(f"{arg} must be numeric (integer or float), got dtype {a.dtype}")
     if a.ndim == 0:
         raise ValueError(f"{arg} must be an array, got a scalar")
-    return _finite_float32(a, arg)
+    if block is None:
+        return _finite_float32(a, arg)
+    _check_float32_blocks(a, arg, block)
+    return a
 
 
-def read_csr(offsets, indices=None, weights=None):
-    """Validate CSR input; return (offsets int64, indices int64, weights (m, w) | None, names).
+class HostWeights:
+    """CSR weights kept in host memory as given (2-D column groups, any numeric dtype, checked
+    by :func:`read_csr_on_host`), read as float32 blocks of rows."""
 
-    ``offsets`` may be a SciPy/CuPy sparse matrix (then ``indices`` is None and its values are
-    the weights unless ``weights`` is False or given).
-    """
+    def __init__(self, groups):
+        self.groups = groups  # (m, k) NumPy arrays, side by side
+
+    def block(self, a: int, b: int) -> np.ndarray:
+        """Rows a..b-1 as a C-contiguous (b-a, w) float32 NumPy array (each group converted
+        on its own, as the device reader converts each column)."""
+        with np.errstate(over="ignore"):  # checked: nothing overflows
+            parts = [g[a:b].astype(np.float32) for g in self.groups]
+        return np.ascontiguousarray(parts[0] if len(parts) == 1 else np.concatenate(parts, 1))
+
+
+class HostCSR:
+    """CSR input checked on the host (:func:`read_csr_on_host`): ``offsets`` (n+1, int64
+    NumPy), ``indices`` (m, NumPy, its integer dtype as given), ``weights`` (a
+    :class:`HostWeights` or None), ``names``, ``n`` and ``m``."""
+
+    def __init__(self, offsets, indices, weights, names, n: int, m: int):
+        self.offsets, self.indices, self.weights = offsets, indices, weights
+        self.names, self.n, self.m = names, n, m
+
+
+def csr_inputs(offsets, indices=None, weights=None):
+    """The CSR parts of :func:`read_csr`'s arguments, not yet read: ``(offsets, indices,
+    weights)``, a SciPy/CuPy sparse matrix unpacked (``indptr``, ``indices``, and its values
+    as the weights unless ``weights`` is False or given), ``weights=False`` as None.  Raises
+    the argument errors of :func:`read_csr`."""
     if _is_sparse(offsets):
         matrix = offsets
         if indices is not None:
@@ -609,37 +707,120 @@ def read_csr(offsets, indices=None, weights=None):
                         "SciPy sparse matrix as the only argument")
     if weights is False:
         weights = None
-    off = _int_array(offsets, "offsets")
-    ind = _int_array(indices, "indices")
+    return offsets, indices, weights
+
+
+def _is_device_data(values) -> bool:
+    top = type(values).__module__.split(".")[0]
+    return hasattr(values, "__cuda_array_interface__") or top in ("cupy", "cupyx", "cudf")
+
+
+def csr_on_device(offsets, indices, weights) -> bool:
+    """Whether any CSR part (of :func:`csr_inputs`) is device data: a CuPy array or a cuDF
+    Series (NumPy arrays, lists, pandas Series and SciPy matrices are host data)."""
+    parts = [offsets, indices] + (list(weights.values()) if isinstance(weights, dict)
+                                  else [weights])
+    return any(_is_device_data(p) for p in parts if p is not None)
+
+
+def csr_size(offsets, indices, weights):
+    """``(n, m, weight columns)`` of host CSR parts (of :func:`csr_inputs`) without reading
+    them, for ``placement="auto"``; None when they cannot be told (the reader then names the
+    problem)."""
+    try:
+        n, m = len(offsets) - 1, len(indices)
+        if weights is None:
+            columns = 0
+        elif isinstance(weights, dict):
+            columns = len(weights)
+        else:
+            shape = np.shape(weights)
+            columns = int(shape[1]) if len(shape) == 2 else 1
+    except (TypeError, ValueError, IndexError):
+        return None
+    return int(n), int(m), columns
+
+
+def _check_offsets(off, m: int) -> int:
+    """n, after checking int64 CSR offsets (NumPy or backend) against ``m`` entries."""
     if off.shape[0] < 2:
         raise ValueError(f"offsets must have n+1 >= 2 entries (a graph needs a vertex), got "
                          f"{off.shape[0]}")
     n = int(off.shape[0]) - 1
-    m = int(ind.shape[0])
     if int(off[0]) != 0:
         raise ValueError(f"offsets[0] must be 0, got {int(off[0])}")
-    drops = xp.nonzero(off[1:] < off[:-1])[0]
+    drops = _module(off).nonzero(off[1:] < off[:-1])[0]
     if drops.shape[0]:
         i = int(drops[0])
         raise ValueError(f"offsets must be non-decreasing, but offsets[{i + 1}] = "
                          f"{int(off[i + 1])} < offsets[{i}] = {int(off[i])}")
     if int(off[-1]) != m:
         raise ValueError(f"offsets[-1] = {int(off[-1])} must equal len(indices) = {m}")
-    if m:
-        bad = xp.nonzero((ind < 0) | (ind >= n))[0]
+    return n
+
+
+def _check_indices(blocks, n: int) -> None:
+    """Check CSR indices given as ``(first position, array)`` blocks (NumPy or backend) to lie
+    in [0, n); the error names the first bad one and counts all."""
+    count, first = 0, None
+    for start, ind in blocks:
+        bad = _module(ind).nonzero((ind < 0) | (ind >= n))[0]
         if bad.shape[0]:
-            i = int(bad[0])
-            raise ValueError(f"indices must lie in [0, n) = [0, {n}), but indices[{i}] = "
-                             f"{int(ind[i])} ({int(bad.shape[0])} out of range)")
+            if first is None:
+                i = int(bad[0])
+                first = (start + i, int(ind[i]))
+            count += int(bad.shape[0])
+    if count:
+        raise ValueError(f"indices must lie in [0, n) = [0, {n}), but indices[{first[0]}] = "
+                         f"{first[1]} ({count} out of range)")
+
+
+def read_csr(offsets, indices=None, weights=None):
+    """Validate CSR input; return (offsets int64, indices int64, weights (m, w) | None, names).
+
+    ``offsets`` may be a SciPy/CuPy sparse matrix (then ``indices`` is None and its values are
+    the weights unless ``weights`` is False or given).  The arrays become backend arrays
+    (:func:`read_csr_on_host` checks host data without moving it).
+    """
+    offsets, indices, weights = csr_inputs(offsets, indices, weights)
+    off = _int_array(offsets, "offsets")
+    ind = _int_array(indices, "indices")
+    n = _check_offsets(off, int(ind.shape[0]))
+    m = int(ind.shape[0])
+    if m:
+        _check_indices([(0, ind)], n)
     w, names = (None, []) if weights is None else _weight_arrays(weights, m)
     return off, ind, w, names
 
 
-def read_cugraph(G):
-    """Edges and vertices of a single-GPU cugraph.Graph in original ids, on the device.
+def read_csr_on_host(offsets, indices, weights, block: int) -> HostCSR:
+    """:func:`read_csr` of host CSR parts (of :func:`csr_inputs`: NumPy arrays, lists, pandas
+    Series) without moving them to the device: the same checks, in the same order and with
+    the same errors, run on the host, the indices and weights ``block`` entries at a time.
+    The offsets become int64 (n+1); the indices and weights are kept as given, not copied.
+    """
+    if csr_on_device(offsets, indices, weights):
+        raise TypeError("read_csr_on_host takes host data; device arrays (CuPy, cuDF) are "
+                        "read by read_csr")
+    off = _int_array(offsets, "offsets", host=True)
+    ind = _int_array(indices, "indices", host=True, convert=False)
+    m = int(ind.shape[0])
+    n = _check_offsets(off, m)
+    _check_indices(((a, ind[a:a + block]) for a in range(0, m, block)), n)
+    w, names = (None, []) if weights is None else _weight_arrays(weights, m, block)
+    return HostCSR(off, ind, w, names, n, m)
 
-    Returns (src int64, dst int64, weights (m, 1) float32 | None, names, directed, vertices);
-    undirected edges come once each (the caller stores both directions).
+
+def cugraph_edges(G):
+    """Check a single-GPU cugraph.Graph and name what to read from it.
+
+    Returns ``(edges, source, destination, weight, names, directed, vertices)``: the edge
+    list ``G`` keeps in original ids (``G.view_edge_list()``, a cuDF frame on the device;
+    each undirected edge once), its source, destination and weight column names (``weight``
+    None when ``G`` is unweighted), the weight names the graph takes (``[G.weight_column or
+    "weight"]``, or []), whether ``G`` is directed, and its vertex ids (an int64 backend
+    array, isolated vertices included) or None.  :func:`read_cugraph` reads the columns whole;
+    ``Graph.from_cugraph(placement="host")`` reads the frame in chunks.
     """
     try:
         import cugraph
@@ -665,16 +846,24 @@ def read_cugraph(G):
     # cuGraph 26.10).
     edges = G.view_edge_list()
     columns = list(edges.columns)
-    src, dst, weights, _ = read_edgelist(
-        edges, columns[0], columns[1], columns[2] if weighted and len(columns) > 2 else None
-    )
-    names = []
-    if weights is not None:
-        names = [str(getattr(G, "weight_column", None) or "weight")]
+    weight = columns[2] if weighted and len(columns) > 2 else None
+    names = [] if weight is None else [str(getattr(G, "weight_column", None) or "weight")]
     vertices = None
     if hasattr(G, "extract_vertex_list"):
         vertices = read_vertex_ids(G.extract_vertex_list(return_unrenumbered_vertices=True),
                                    "G.extract_vertex_list()")
+    return edges, columns[0], columns[1], weight, names, directed, vertices
+
+
+def read_cugraph(G):
+    """Edges and vertices of a single-GPU cugraph.Graph in original ids, on the device.
+
+    Returns (src int64, dst int64, weights (m, 1) float32 | None, names, directed, vertices);
+    undirected edges come once each (the caller stores both directions).  The checks are
+    :func:`cugraph_edges`'.
+    """
+    edges, source, destination, weight, names, directed, vertices = cugraph_edges(G)
+    src, dst, weights, _ = read_edgelist(edges, source, destination, weight)
     return src, dst, weights, names, directed, vertices
 
 
