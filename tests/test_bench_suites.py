@@ -250,12 +250,12 @@ def test_outofcore_builds_from_parquet_and_checks_both_placements(tmp_path, monk
 
 
 def test_hostmem_auto_case_crosses_from_device_to_host_at_the_budget(tmp_path, monkeypatch):
-    # edges of 704 and 1360 bytes; auto keeps edges up to 0.025% of the 4 MB budget (1000
-    # bytes) on the device (the budget itself must hold the traversal's work space: on an H100
-    # with cuDF's RMM allocator, one ~215 kB allocation)
-    monkeypatch.setattr(onyx_rapids.memory, "AUTO_FRACTION", 0.00025)
+    # edges of 704 and 1360 bytes; auto keeps edges up to 1000 bytes of the 64 MB budget on
+    # the device (the budget itself must hold the traversal's work space: on an H100 under
+    # cuDF's RMM allocator a request above 4 MB, whatever the graph)
+    monkeypatch.setattr(onyx_rapids.memory, "AUTO_FRACTION", 1000 / 64e6)
     status, df, report = run(tmp_path, "hostmem", "rmat:4:4,rmat:5:4", algorithms=["bfs"],
-                             device_budget="4MB")
+                             device_budget="64MB")
     assert status == 0, report["failures"]
     auto = df.xs("auto", level="case").xs("ours", level="implementation")
     assert (auto["check"] == "ok").all() and len(auto) == 2
