@@ -218,3 +218,11 @@ def test_lanes_follow_the_in_degree_distribution():
     got = pagerank(g, tol=1e-7)
     np.testing.assert_allclose(got.sort_values("vertex")["pagerank"].to_numpy(), expected,
                                atol=1e-6)
+    # host-placed edges (zero-copy over PCIe): a lane per in-edge, 16 lanes a vertex here
+    h = g.to("host")
+    work = kernel.pull_work(h)
+    assert work["per_lane"] == kernel.HOST_PER_LANE == 1
+    assert device.to_host(work["bin_start"])[4] == 0 and device.to_host(work["bin_start"])[5] == n
+    got = pagerank(h, tol=1e-7)
+    np.testing.assert_allclose(got.sort_values("vertex")["pagerank"].to_numpy(), expected,
+                               atol=1e-6)

@@ -48,6 +48,10 @@ PER_LANE = None  # light vertices: about this many in-edges per lane; None: from
 PAIRED_SHARE = 0.25  # 8 edges a lane once this share of the light in-edges sits on vertices of
 # in-degree 9..16 (bin 0's paired lanes would chain 2 x 16 dependent loads): uniform 0.46,
 # R-MAT a = 0.45 / 0.57 / 0.6 0.14 / 0.04 / 0.07 (scale 20)
+HOST_PER_LANE = 1  # host-placed edges (read zero-copy over PCIe): a lane per in-edge, so a
+# vertex's lanes read its edges in coalesced runs.  H100, 2026-11-24, ms per call (scratch
+# sweep, benchmarks/NOTES.md), 16 / 8 / 4 / 2 / 1 edges a lane: R-MAT 22 101 / 90 / 90 / 82 / 82,
+# uniform (in-degree 16) 276 / 156 / 129 / 100 / 85, R-MAT a = 0.45 209 / 192 / 165 / 142 / 119
 HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
 # register cap per thread (0: none).  H100, 2026-11-24, ms per iteration, caps 64 / none
@@ -256,11 +260,14 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
 
     ``order``: the vertices of in-degree below ``heavy`` grouped by bin (ascending ids within a
     bin), ``bin_start`` the bins' bounds in it, ``bin_units`` their lanes per vertex
-    (``next_pow2(ceil(degree / per_lane))``, at most 32; ``per_lane`` None: :func:`lane_edges`
-    of the graph's in-degrees); ``slot_vertex`` the heavy vertices,
+    (``next_pow2(ceil(degree / per_lane))``, at most 32; ``per_lane`` None: HOST_PER_LANE for
+    host-placed edges, else :func:`lane_edges` of the graph's in-degrees); ``slot_vertex`` the
+    heavy vertices,
     ``slot_chunks`` their chunk counts, ``chunk_start``/``chunk_slot`` one entry per chunk.
     """
     per_lane = PER_LANE if per_lane is None else per_lane
+    if per_lane is None and g.placement == "host":
+        per_lane = HOST_PER_LANE
     heavy, chunk = HEAVY if heavy is None else heavy, CHUNK if chunk is None else chunk
     if per_lane is None:
         per_lane = g.cached(("pagerank", "lane_edges", int(heavy)),
