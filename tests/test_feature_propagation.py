@@ -55,3 +55,31 @@ def test_fold_with_push_is_refused():
     g = build("undirected", seed=2)
     with pytest.raises(ValueError, match="fold=True"):
         feature_propagation(g, np.ones((g.n, 2), np.float32), fold=True, direction="push")
+
+
+@pytest.mark.parametrize("heavy", [False, True])
+def test_one_column_runs_fused_and_matches_the_oracle(heavy, monkeypatch):
+    """k = 1 defaults to the fused kernel (in-degree bins; with ``heavy``, every vertex's
+    in-edges in chunks of 2), equal to the oracle and to the generated kernel."""
+    from onyx_rapids.kernels import pagerank as fused_kernel
+
+    if heavy:
+        monkeypatch.setattr(fused_kernel, "HEAVY", 2)
+        monkeypatch.setattr(fused_kernel, "CHUNK", 2)
+    g = build("directed", seed=8)
+    src, dst = csr_edges(g)
+    X = np.random.default_rng(5).random((g.n, 1)).astype(np.float32) - 0.3
+    expected = oracles.feature_propagation(g.n, src, dst, X, alpha=0.2, iterations=5)
+    df, info = feature_propagation(g, X, alpha=0.2, iterations=5, return_info=True)
+    assert info.variant["fused"] and info.iterations == 5
+    got = _matrix(df, 1)
+    assert np.linalg.norm(got - expected) / np.linalg.norm(expected) <= 1e-5
+    generated = _matrix(feature_propagation(g, X, alpha=0.2, iterations=5, fused=False), 1)
+    assert np.abs(got - generated).max() <= 1e-5
+    assert np.allclose(_matrix(feature_propagation(g, X, iterations=0), 1), X)
+
+
+def test_fused_needs_one_column():
+    g = build("undirected", seed=2)
+    with pytest.raises(ValueError, match="fused=True.*one feature column; these features have 2"):
+        feature_propagation(g, np.ones((g.n, 2), np.float32), fused=True)

@@ -15,7 +15,8 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
-from ..registry import Input, algorithm
+from ..kernels import pagerank as fused_kernel
+from ..registry import Input, algorithm, unsupported
 from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 
@@ -38,7 +39,7 @@ def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
            inputs=(Input("features", "vertex_values", help="X, n x k"),),
            columns=("vertex", "h_{i}"),
            options=dict(feature_aware=None, fold=None, direction=None, block_size=None,
-                        width=None),
+                        width=None, fused=None),
            defaults=dict(fold=True), refuse=(PULL_FOLD,))
 def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
                         return_info=False):
@@ -56,7 +57,9 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     iterations : int, default 10
     execution : Execution, optional
         Or keywords ``feature_aware``, ``fold`` (default True), ``direction``,
-        ``block_size``, ``width``.
+        ``block_size``, ``width``, ``fused`` (default: with one feature column, every
+        iteration in one launch of PageRank's fused kernel, its in-degree bins and heavy
+        vertex chunks; more columns run the generated folded kernel).
 
     Examples
     --------
@@ -81,6 +84,12 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
                 h_next=props.vertex_property(g, k), y_next=props.vertex_property(g, k),
                 inv_sqrt_degree=inv_sqrt_degree)
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width)
+    if _fused_choice(execution, k, fold, direction, simple):
+        h = _fused(simple, x, inv_sqrt_degree, alpha, int(iterations), execution)
+        info = RunInfo(iterations=int(iterations), converged=True,
+                       variant=dict(feature_aware=feature_aware, fold=True, fused=True,
+                                    direction="pull"))
+        return finish(g, "feature_propagation", {"h_*": h}, info, return_info)
     h, y = props.copy(x), x * inv_sqrt_degree
     info = RunInfo(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
@@ -95,3 +104,33 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
         y, args["y_next"] = args["y_next"], y
     info.converged = True  # a fixed number of iterations, as APPNP
     return finish(g, "feature_propagation", {"h_*": h}, info, return_info)
+
+
+def _fused_choice(execution, k: int, fold: bool, direction, simple) -> bool:
+    """Whether the run takes the fused kernel: ``fused`` as given, or when None with one
+    feature column, folded and pulling, on a graph with edges."""
+    if execution.fused is None:
+        return k == 1 and fold and direction in (None, "pull") and simple.m > 0
+    if execution.fused and k != 1:
+        raise unsupported("feature_propagation", "fused=True", "the fused kernel propagates "
+                          f"one feature column; these features have {k}")
+    return execution.fused
+
+
+def _fused(simple, x, inv_sqrt_degree, alpha, iterations, execution):
+    """Every APPNP iteration in one launch of the fused kernel (its ``APPNP`` step): the rows
+    ``h`` and ``y = h / sqrt(d)`` kept as its ranks and shares; an n x 1 result."""
+    xp = device.xp
+    s = xp.ascontiguousarray(inv_sqrt_degree[:, 0])
+    ranks = xp.empty((2, simple.n), dtype=np.float32)
+    ranks[0] = x[:, 0]
+    ys = xp.empty((2, simple.n), dtype=np.float32)
+    ys[0] = ranks[0] * s
+    if iterations:
+        done, _, _ = fused_kernel.run(
+            simple, fused_kernel.pull_work(simple), s, device.zeros(1, np.float32), ranks, ys,
+            alpha=1.0 - alpha, source=fused_kernel.APPNP, teleport=ranks[0].copy(),
+            dangling=0.0, tol=-1.0, max_iter=iterations, threshold=0.0, switch_edges=-1.0,
+            block_size=execution.block_size)
+        assert done == iterations, (done, iterations)
+    return ranks[iterations % 2].reshape(-1, 1)

@@ -224,29 +224,15 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     ys[0] = ranks[0] * inv_out
     teleport = (teleport_column[:, 0] if source == PERSONALIZED
                 else xp.zeros(1, dtype=np.float32))
-    heavy = max(1, work["heavy"])
-    out = xp.zeros(3, dtype=np.int64)
     auto = execution.change_driven == "auto"
     # the kernel watches for the switch unless change-driven was measured not to pay here
     watch = auto and not auto_memo(g, weighted_share if weights is not None else share,
                                    1).get("bulk only")
-    call = (g.in_offsets, g.in_indices, in_weights, work["order"], work["bin_start"],
-            work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
-            work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
-            xp.zeros(heavy, dtype=np.int32), inv_out, ranks, ys,
-            xp.zeros((3, 3), dtype=np.float64), np.float64(alpha), np.float64(1.0 / n),
-            np.int64(source), xp.ascontiguousarray(teleport), np.float64(dangling),
-            np.float64(tol), np.int64(max_iter), np.int64(work["chunk"]),
-            np.int64(work["chunks"]), g.out_offsets, np.float64(tol / n),
-            np.float64(execution.pull_fraction * g.m if watch else -1.0), out)
-    kernel = fused_kernel.kernel(weighted=weights is not None)
-    block = device.block_threads(execution.block_size, 256)
-    grid = 1
-    if not device.is_simulator():
-        grid = min(device.multiprocessor_count() * (2048 // block),
-                   device.cooperative_blocks(kernel, call, block))
-    ops.launch_kernel("fused pagerank", kernel, grid, block, *call)
-    iterations, converged, switched = (int(x) for x in device.to_host(out))
+    iterations, converged, switched = fused_kernel.run(
+        g, work, inv_out, in_weights, ranks, ys, alpha=alpha, source=source, teleport=teleport,
+        dangling=dangling, tol=tol, max_iter=max_iter, threshold=tol / n,
+        switch_edges=execution.pull_fraction * g.m if watch else -1.0,
+        block_size=execution.block_size, weighted=weights is not None)
     info = RunInfo(iterations=iterations, converged=bool(converged),
                    variant=dict(feature_aware=execution.feature_aware,
                                 change_driven="auto" if auto else False, fold=True, fused=True,

@@ -62,14 +62,24 @@ CHUNK = 256  # edges of one chunk (one warp)
 MAX_REGISTERS = 0
 
 
-UNIFORM, VECTOR = -1, -2  # ``source`` codes besides a vertex: t = 1/n, t = teleport[v]
+UNIFORM, VECTOR, APPNP = -1, -2, -3  # ``source`` codes besides a vertex: t = 1/n, t =
+# teleport[v]; APPNP: feature propagation's step at k = 1 (see :func:`_settle`)
 
 
 @cuda.jit(device=True)
 def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source, teleport,
             out_offsets, threshold, watch):
     """Store v's new rank and share; return (its L1 change, its dangling mass, its out-edges
-    if ``watch`` and it moved by more than ``threshold``, else 0)."""
+    if ``watch`` and it moved by more than ``threshold``, else 0).  ``source == APPNP``: the
+    APPNP step instead, ``h = alpha s (total + y(v)) + (1 - alpha) x(v)``, ``y = s h``, with
+    ``s = inv_out[v]`` (1 / sqrt of the degree with the self-loop) and ``x = teleport``."""
+    if source == APPNP:
+        s = inv_out[v]
+        new = float32(alpha * float64(s) * (total + float64(ys[cur, v]))
+                      + (1.0 - alpha) * float64(teleport[v]))
+        ranks[nxt, v] = new
+        ys[nxt, v] = new * s
+        return abs(float64(new) - float64(ranks[cur, v])), 0.0, 0.0
     if source == UNIFORM:  # v's teleport share
         t = uniform
     elif source == VECTOR:
@@ -252,6 +262,35 @@ def _make(gather):
             out[1] = converged
             out[2] = switched
     return pagerank_fused
+
+
+def run(g, work, inv_out, in_weights, ranks, ys, *, alpha, source, teleport, dangling, tol,
+        max_iter, threshold, switch_edges, block_size=None, weighted=False):
+    """Launch the fused kernel on ``g``'s in-edges (``work``: :func:`pull_work`) from row 0 of
+    ``ranks`` / ``ys``; returns (iterations, converged, switched).  The rows of the last
+    iteration are ``ranks[iterations % 2]``."""
+    from .. import operators as ops
+
+    xp = device.xp
+    heavy = max(1, work["heavy"])
+    out = xp.zeros(3, dtype=np.int64)
+    call = (g.in_offsets, g.in_indices, in_weights, work["order"], work["bin_start"],
+            work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
+            work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
+            xp.zeros(heavy, dtype=np.int32), inv_out, ranks, ys,
+            xp.zeros((3, 3), dtype=np.float64), np.float64(alpha), np.float64(1.0 / g.n),
+            np.int64(source), xp.ascontiguousarray(teleport), np.float64(dangling),
+            np.float64(tol), np.int64(max_iter), np.int64(work["chunk"]),
+            np.int64(work["chunks"]), g.out_offsets, np.float64(threshold),
+            np.float64(switch_edges), out)
+    fused = kernel(weighted=weighted)
+    block = device.block_threads(block_size, 256)
+    grid = 1
+    if not device.is_simulator():
+        grid = min(device.multiprocessor_count() * (2048 // block),
+                   device.cooperative_blocks(fused, call, block))
+    ops.launch_kernel("fused pagerank", fused, grid, block, *call)
+    return tuple(int(x) for x in device.to_host(out))
 
 
 def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
