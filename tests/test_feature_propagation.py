@@ -83,3 +83,6 @@ def test_fused_needs_one_column():
     g = build("undirected", seed=2)
     with pytest.raises(ValueError, match="fused=True.*one feature column; these features have 2"):
         feature_propagation(g, np.ones((g.n, 2), np.float32), fused=True)
+    for bad in (dict(fold=False), dict(fold=False, direction="push")):
+        with pytest.raises(ValueError, match="fused=True.*folded, pulling"):
+            feature_propagation(g, np.ones((g.n, 1), np.float32), fused=True, **bad)

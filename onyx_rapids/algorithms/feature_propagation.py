@@ -114,6 +114,9 @@ def _fused_choice(execution, k: int, fold: bool, direction, simple) -> bool:
     if execution.fused and k != 1:
         raise unsupported("feature_propagation", "fused=True", "the fused kernel propagates "
                           f"one feature column; these features have {k}")
+    if execution.fused and not (fold and direction in (None, "pull")):
+        raise unsupported("feature_propagation", "fused=True", "the fused kernel runs folded, "
+                          "pulling iterations; leave fold and direction unset")
     return execution.fused
 
 
