@@ -41,17 +41,22 @@ def _edges(n=25, m=160, seed=5, weighted=True, sparse_ids=False):
     return pd.DataFrame(cols)
 
 
-def _assert_same(g, h):
-    assert h.placement == "host" and g.placement == "device"
-    assert (h.n, h.m, h.directed, h.multigraph) == (g.n, g.m, g.directed, g.multigraph)
-    assert h.index_dtype == g.index_dtype and h.offset_dtype == g.offset_dtype
-    assert h.weight_names == g.weight_names
+def _assert_same_arrays(g, h):
+    """Every array of ARRAYS present in both or neither, with equal dtypes and values."""
     for name in ARRAYS:
         a, b = getattr(g, name), getattr(h, name)
         assert (a is None) == (b is None), name
         if a is not None:
             assert a.dtype == b.dtype, name
             np.testing.assert_array_equal(device.to_host(b), device.to_host(a), err_msg=name)
+
+
+def _assert_same(g, h):
+    assert h.placement == "host" and g.placement == "device"
+    assert (h.n, h.m, h.directed, h.multigraph) == (g.n, g.m, g.directed, g.multigraph)
+    assert h.index_dtype == g.index_dtype and h.offset_dtype == g.offset_dtype
+    assert h.weight_names == g.weight_names
+    _assert_same_arrays(g, h)
     for name in Graph.EDGE_ARRAYS:
         a = getattr(h, name)
         assert a is None or memory.is_host_placed(a), name
@@ -160,12 +165,7 @@ def test_mixed_dtypes_on_the_host_equal_the_device_build(tmp_path, monkeypatch, 
     assert device.to_host(h.edge_sources).dtype == np.int32
     a, b = g.simple_undirected(), h.simple_undirected()  # built in blocks on the host
     assert (b.index_dtype, b.offset_dtype) == (a.index_dtype, a.offset_dtype)
-    for name in ARRAYS:
-        x, y = getattr(a, name), getattr(b, name)
-        assert (x is None) == (y is None), name
-        if x is not None:
-            assert x.dtype == y.dtype, name
-            np.testing.assert_array_equal(device.to_host(y), device.to_host(x), err_msg=name)
+    _assert_same_arrays(a, b)
 
 
 def test_host_offsets_follow_the_edges_left_after_merging(tmp_path, monkeypatch):
