@@ -124,6 +124,14 @@ class MaxChange:
     of ``weight[v]`` (an integer device array of n, say the out-degrees) over the visited
     vertices with some ``|new[v, f] - old[v, f]| > threshold`` (``threshold`` names a number in
     args; a NaN counts as moved): the out-edges a change-driven step would push.
+
+    With ``sums``, the same pass also adds up the L1 change of each feature: ``sums`` names a
+    float64 device array of k (the caller zeroes it) that gets ``sum_v |new[v, f] - old[v, f]|``
+    (in float64) over the visited vertices; a NaN makes it infinite.  PageRank's stop test
+    (``max_f sums[f] < tol``) reads it.
+
+    A vertexmap given ``active_in`` visits only its active vertices, so the measures cover
+    those; a foldmap visits every vertex.
     """
 
     new: str
@@ -132,6 +140,7 @@ class MaxChange:
     moved: str = ""
     threshold: str = ""
     weight: str = ""
+    sums: str = ""
 
 
 @dataclass(frozen=True)
@@ -428,9 +437,17 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                                  f"{getattr(out, 'shape', '')}")
             if s.moved:
                 _check_moved(args, s, n)
+            if s.sums:
+                sums = args.get(s.sums)
+                if (not device.is_device_array(sums) or sums.dtype != np.float64
+                        or sums.shape != (k,)):
+                    raise ValueError(f"MaxChange sums {s.sums!r} must name a float64 device "
+                                     f"array of k = {k} in args, got "
+                                     f"{getattr(sums, 'dtype', type(sums).__name__)} "
+                                     f"{getattr(sums, 'shape', '')}")
             specs.append(codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old,
                                           moved=s.moved, threshold=s.threshold,
-                                          weight=s.weight))
+                                          weight=s.weight, sums=s.sums))
             functions.append(None)
         elif isinstance(s, Solve):
             d = int(round((math.sqrt(1 + 4 * k) - 1) / 2))

@@ -104,6 +104,14 @@ def commit_rows(new, old, movers, pushed, delta):
     xp.copyto(delta, 0.0, where=~rows)
 
 
+def l1_change(a, b) -> float:
+    """The largest per-feature L1 change ``max_f sum_v |a[v, f] - b[v, f]|``, in float64."""
+    if not a.size:
+        return 0.0
+    xp = device.xp
+    return float(xp.abs(a.astype(np.float64) - b).sum(axis=0).max())
+
+
 def max_change(a, b) -> float:
     return float(device.xp.abs(a - b).max()) if a.size else 0.0
 

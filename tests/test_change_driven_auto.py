@@ -132,10 +132,12 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     import itertools
 
     from onyx_rapids.algorithms import _propagate
-    ticks = itertools.accumulate(itertools.count(1))  # every interval longer than the last
-    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
     g = _path()
     sources = device.to_host(g.vertices)[[0]]
+    # an iteration that builds a kernel is not judged: build them on a twin graph first
+    personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto", fused=False)
+    ticks = itertools.accumulate(itertools.count(1))  # every interval longer than the last
+    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
     first = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto", fused=False,
                                   return_info=True)[1]
     one = first.modes.index(CD)
@@ -144,8 +146,69 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     again = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
                                   return_info=True)[1]  # the fused kernel no longer hands over
     assert again.modes == [BULK] * again.iterations and again.fused and again.converged
+    # a change-driven iteration that built its kernels (compiled at their first launch) is
+    # not judged: the next one is
+    from onyx_rapids import operators as ops
+    ops.KERNEL_CACHE.clear()
+    built = personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto",
+                                  fused=False, return_info=True)[1]
+    one = built.modes.index(CD)
+    assert built.modes[one:one + 3] == [CD, CD, BULK], built.modes
 
 
 def _share():
     from onyx_rapids.algorithms.pagerank import share
     return share
+
+
+@pytest.mark.parametrize("mode", [True, "auto"])
+def test_local_change_driven_steps_visit_only_what_the_push_reached(monkeypatch, mode):
+    """PageRank on a graph without dangling vertices is local: after the first iteration a
+    change-driven vertex step visits the vertices the push marked (the walk's front on a path,
+    a few of n), and the ranks equal the non-local run's and the oracle's."""
+    from onyx_rapids import frontier, operators as ops
+    from onyx_rapids.algorithms import _propagate
+
+    visits = []
+    real = ops.vertexmap
+
+    def recording(g, steps, args, **kw):
+        bits = kw.get("active_in")
+        visits.append(g.n if bits is None else frontier.count(bits))
+        return real(g, steps, args, **kw)
+
+    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: 0.0)  # the guard never fires
+    g = _path(24)
+    src, dst = csr_edges(g)
+    start = int(device.to_host(g.to_internal(np.array([0])))[0])
+    expected = oracles.pagerank(g.n, src, dst, alpha=0.5, teleport=np.eye(g.n)[start])
+    runs = {}
+    for local in (True, False):
+        monkeypatch.setattr(_propagate, "LOCAL", local)
+        monkeypatch.setattr(ops, "vertexmap", recording)
+        visits.clear()
+        df, info = personalized_pagerank(g, device.to_host(g.vertices)[[0]], alpha=0.5,
+                                         tol=1e-7, change_driven=mode, fused=False,
+                                         pull_fraction=0.5, return_info=True)
+        monkeypatch.setattr(ops, "vertexmap", real)
+        assert info.converged and CD in info.modes
+        runs[local] = (to_pandas(df)["ppr_0"].to_numpy(dtype=np.float64), info, list(visits))
+    (got, info, seen), (other, info_all, seen_all) = runs[True], runs[False]
+    assert np.abs(got - expected).sum() <= 1e-5
+    np.testing.assert_allclose(got, other, rtol=0, atol=1e-7)
+    assert info.modes == info_all.modes
+    assert set(seen_all) == {g.n}  # the non-local steps visit every vertex
+    # the walk's front: one more vertex a step (the first step of True visits all n)
+    front = seen[1:] if mode is True else seen
+    assert front[0] < 8 and all(b - a == 1 for a, b in zip(front, front[1:8])), seen
+
+
+def test_pagerank_stop_test_in_the_kernel_counts_as_the_called_one():
+    """Without dangling vertices PageRank's L1 test runs in the vertex kernel (pull); the
+    folded push calls it on the rows: same iterations, same ranks."""
+    g = _path(16)
+    pulled = pagerank(g, tol=1e-7, fused=False, return_info=True)
+    pushed = pagerank(g, tol=1e-7, fused=False, direction="push", fold=True, return_info=True)
+    assert pulled[1].iterations == pushed[1].iterations > 3
+    a, b = (to_pandas(df)["pagerank"].to_numpy() for df, _ in (pulled, pushed))
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-7)

@@ -461,10 +461,10 @@ def test_max_change_step_matches_numpy(k, fa, width, fold):
     args = dict(x=device.asarray(x), w=device.asarray(w), y=device.asarray(y0),
                 acc=device.zeros((g.n, k), np.float32), stop=device.zeros(2, np.float32),
                 moved=device.zeros(1, np.int64), threshold=threshold,
-                weight=device.asarray(weight))
+                weight=device.asarray(weight), sums=device.zeros(k, np.float64))
     steps = [ops.Vertex(halve_into),
              ops.MaxChange("y", "x", "stop", moved="moved", threshold="threshold",
-                           weight="weight")]
+                           weight="weight", sums="sums")]
     if fold:  # after an edge step, in the folded pull kernel
         ops.foldmap(g, [ops.Edge(scaled, "acc")] + steps, args, k=k, feature_aware=fa,
                     width=width)
@@ -476,6 +476,9 @@ def test_max_change_step_matches_numpy(k, fa, width, fold):
     movers = (np.abs(y - x) > threshold).any(axis=1)  # each moved row's weight once
     assert 0 < movers.sum() < g.n
     assert int(device.to_host(args["moved"])[0]) == int(weight[movers].sum())
+    # the L1 change of each feature, in float64 (PageRank's stop test)
+    np.testing.assert_allclose(device.to_host(args["sums"]),
+                               np.abs(y.astype(np.float64) - x).sum(axis=0), rtol=1e-12)
     if fold:
         np.testing.assert_allclose(device.to_host(args["acc"]),
                                    _pull_sums(g, src, dst, x, w), rtol=1e-5)
@@ -502,6 +505,22 @@ def test_max_change_nan_counts_as_infinite_and_stop_keeps_larger_values():
     np.testing.assert_array_equal(device.to_host(args["stop"]), big)
 
 
+def test_max_change_in_a_vertexmap_measures_only_its_active_vertices():
+    g, _, _, x, _, _ = _setup(3, seed=8)
+    active = np.zeros(g.n, bool)
+    active[[1, 4, 5]] = True
+    y0 = np.full((g.n, 3), 100.0, np.float32)  # what inactive rows keep: far from x
+    args = dict(x=device.asarray(x), y=device.asarray(y0), stop=device.zeros(2, np.float32),
+                sums=device.zeros(3, np.float64))
+    ops.vertexmap(g, [ops.Vertex(halve_into), ops.MaxChange("y", "x", "stop", sums="sums")],
+                  args, k=3, active_in=frontier.from_mask(device.asarray(active)))
+    y = device.to_host(args["y"])
+    np.testing.assert_array_equal(y[~active], y0[~active])
+    d = np.abs(0.5 * x[active].astype(np.float64) - x[active])
+    np.testing.assert_allclose(device.to_host(args["sums"]), d.sum(axis=0), rtol=1e-12)
+    assert device.to_host(args["stop"])[0] == np.float32(d.max())
+
+
 def test_max_change_refuses_push_and_a_bad_into():
     g, _, _, x, w, _ = _setup(2, seed=6)
     args = dict(x=device.asarray(x), w=device.asarray(w), y=device.asarray(x.copy()),
@@ -514,6 +533,11 @@ def test_max_change_refuses_push_and_a_bad_into():
             ops.vertexmap(g, [ops.MaxChange("y", "x", "stop")], dict(args, stop=bad), k=2)
     with pytest.raises(ValueError, match="MaxChange old 'nope' is not in args"):
         ops.vertexmap(g, [ops.MaxChange("y", "nope", "stop")], args, k=2)
+    for bad in (device.zeros(2, np.float32), device.zeros(3, np.float64)):
+        with pytest.raises(ValueError, match="MaxChange sums 's' must name a float64 device "
+                                             "array of k = 2"):
+            ops.vertexmap(g, [ops.MaxChange("y", "x", "stop", sums="s")], dict(args, s=bad),
+                          k=2)
     moved = dict(moved=device.zeros(1, np.int64), t=0.5, deg=device.zeros(g.n, np.int32))
     for key, bad, message in (("moved", device.zeros(1, np.int32),
                                "moved 'moved' must name an int64"),

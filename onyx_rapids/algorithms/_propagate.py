@@ -17,15 +17,23 @@ more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, pus
 (change-driven).  A switch to change-driven takes the last bulk aggregate as its float64
 ``acc`` (it holds the rows that iteration read), so no iteration is repeated; a switch back
 drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
-also pays a pass over every vertex and the frontier's bookkeeping: so each iteration is timed
-(the stop test synchronizes anyway), a change-driven iteration slower than the last bulk one
-switches back, and the graph remembers (:func:`auto_memo`, per edge function and k) that
-change-driven does not pay there, so later runs stay bulk.  ``info.modes`` records each
-iteration's mode.
+also pays its frontier's bookkeeping: so each iteration is timed (the stop test synchronizes
+anyway), a change-driven iteration slower than the last bulk one switches back (unless it built
+a kernel: numba compiles at the first launch), and the graph remembers (:func:`auto_memo`, per
+edge function and k) that change-driven does not pay there, so later runs stay bulk.
+``info.modes`` records each iteration's mode.
 
-The default stop test (:class:`MaxChangeTest`) is measured by an ``ops.MaxChange`` step at the
-end of the iteration's vertex kernel (every variant but the folded push, which calls the test
-on the rows), so it costs no pass of its own over the n x k rows.
+Local propagations (``local=True``: a vertex's update reads nothing that changes but its own
+aggregate, as PageRank's without dangling vertices) run change-driven iterations over the
+vertices the push reached (:data:`LOCAL`): the push marks its destinations, the vertex step
+visits only those, writes their rows in place and counts the next frontier's out-edges in the
+same kernel (an ``ops.MaxChange`` with ``moved`` against the pushed rows), so an iteration costs
+its frontier, not n.  Otherwise every change-driven vertex step visits all n vertices.
+
+The default stop tests (:class:`MaxChangeTest`; PageRank's :class:`L1ChangeTest`) are measured
+by an ``ops.MaxChange`` step at the end of the iteration's vertex kernel (every variant but the
+folded push, which calls the test on the rows), so they cost no pass of their own over the n x
+k rows; in a local step they measure the visited rows, the only ones that changed.
 
 Execution: ``fold`` runs the edge and vertex steps as one generated kernel per iteration (pull:
 [aggregate, update]; push: [update, push the new row], primed by one push); ``direction``
@@ -48,6 +56,12 @@ from ._common import RunInfo, choose_direction
 
 BULK, CHANGE_DRIVEN = "bulk", "change-driven"  # the modes ``info.modes`` records
 
+#: Run change-driven iterations of ``local`` propagations over the vertices their push reached
+#: only (the push marks its destinations; the vertex step visits those, updates the rows in
+#: place and counts the next frontier's out-edges in the same kernel), instead of a vertex
+#: step over all n.  False: every change-driven iteration visits every vertex (the ablation).
+LOCAL = True
+
 
 @cuda.jit(device=True)
 def moved(f, v, x_next, pushed, threshold):
@@ -65,6 +79,12 @@ def commit(f, v, x_next, pushed, delta_next):
 def commit_flagged(f, v, x_next, pushed, delta_next, moved_any):
     moved_any[0] = 1  # every writer stores the same value
     return commit(f, v, x_next, pushed, delta_next)
+
+
+@cuda.jit(device=True)
+def keep(f, v, x_next, state):
+    state[v, f] = x_next[v, f]  # a local step updates the rows in place (see LOCAL)
+    return True
 
 
 class MaxChangeTest:
@@ -89,16 +109,35 @@ def max_change_test(tol) -> MaxChangeTest:
     return MaxChangeTest(tol)
 
 
+class L1ChangeTest:
+    """PageRank's stop test (cuGraph's): ``max_f sum_v |x_next - x| < tol``, in float64.
+    :func:`propagate` measures it in the iteration's vertex kernel (``ops.MaxChange`` with
+    ``sums``); called as ``test(x_next, x)`` it makes a pass of its own."""
+
+    def __init__(self, tol: float):
+        self.tol = float(tol)
+
+    def __call__(self, x_next, x) -> bool:
+        return props.l1_change(x_next, x) < self.tol
+
+    def passed(self, sums) -> bool:
+        """The test on the per-feature sums an ``ops.MaxChange`` step left in ``sums``."""
+        return float(device.to_host(sums).max(initial=0.0)) < self.tol
+
+
 class _StopTest:
     """How one run evaluates ``converged``: in the vertex kernel (``steps()`` adds the step,
-    ``start()`` zeroes the maxima before each iteration) or, for other tests and the folded
+    ``start()`` zeroes the measures before each iteration) or, for other tests and the folded
     push, by calling it on the rows."""
 
-    def __init__(self, converged, args: dict, in_kernel: bool):
+    def __init__(self, converged, args: dict, in_kernel: bool, k: int):
         self.converged = converged
-        self.in_kernel = in_kernel and isinstance(converged, MaxChangeTest)
+        self.l1 = isinstance(converged, L1ChangeTest)
+        self.in_kernel = in_kernel and (self.l1 or isinstance(converged, MaxChangeTest))
         if self.in_kernel:
             args["stop"] = device.zeros(2, np.float32)
+            if self.l1:
+                args["l1_change"] = device.zeros(int(k), np.float64)
 
     def steps(self, steps, moved: bool = False) -> list:
         """``steps`` and the in-kernel test; ``moved``: it also adds up the out-degrees of the
@@ -107,16 +146,22 @@ class _StopTest:
             return list(steps)
         extra = dict(moved="moved_edges", threshold="threshold", weight="out_degree") \
             if moved else {}
+        if self.l1:
+            extra["sums"] = "l1_change"
         return list(steps) + [ops.MaxChange("x_next", "state", "stop", **extra)]
 
     def start(self, args):
         if self.in_kernel:
             props.fill(args["stop"], 0.0)
-            if "moved_edges" in args:
-                props.fill(args["moved_edges"], 0)
+            if self.l1:
+                props.fill(args["l1_change"], 0.0)
+        if "moved_edges" in args:
+            props.fill(args["moved_edges"], 0)
 
     def done(self, args, x) -> bool:
         if self.in_kernel:
+            if self.l1:
+                return self.converged.passed(args["l1_change"])
             return self.converged.passed(args["stop"])
         return self.converged(args["x_next"], x)
 
@@ -134,8 +179,20 @@ def plan(execution, *, default_fold):
     return fold, direction
 
 
+def _watch():
+    """Counts the out-edges of the rows that will push (moved from what they last pushed by
+    more than the threshold) into ``moved_edges``; its maxima (``watch``) are not read."""
+    return ops.MaxChange("x_next", "pushed", "watch", moved="moved_edges",
+                         threshold="threshold", weight="out_degree")
+
+
+def _local_args(g, args):
+    args.update(out_degree=g.out_degree, moved_edges=device.zeros(1, np.int64),
+                watch=device.zeros(2, np.float32))
+
+
 def propagate(g, x, contribution, update, args, *, execution, converged, max_iter,
-              threshold, default_fold=False, before=None):
+              threshold, default_fold=False, before=None, local=False):
     """Iterate from ``x`` (n x k, copied) until ``converged(x_next, x)`` or ``max_iter``.
 
     ``contribution(f, u, v, e, rows, ..)`` is the edge function; ``update`` the vertex steps
@@ -144,13 +201,16 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     ``acc``.
     ``threshold``: how far a feature must move for its vertex to push (change-driven).
     ``before(x)``, if given, runs before the first iteration (e.g. a dangling-mass dot).
+    ``local``: a vertex's update reads nothing that changes but its own aggregate (no global
+    sum such as PageRank's dangling mass), so a change-driven iteration need only visit the
+    vertices its edges reached (see :data:`LOCAL`).
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
     ``info.modes`` its mode (bulk or change-driven).
     """
     if execution.change_driven == "auto":
         return _auto(g, x, contribution, update, args, execution=execution,
                      converged=converged, max_iter=max_iter, threshold=threshold,
-                     default_fold=default_fold, before=before)
+                     default_fold=default_fold, before=before, local=local)
     fold, direction = plan(execution, default_fold=default_fold)
     cd = execution.change_driven
     k = x.shape[1]
@@ -172,8 +232,16 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
             steps[-1] = ops.Vertex(commit_flagged)
     else:
         delta = active = None
-    stop = _StopTest(converged, args, in_kernel=not push_fold)
-    steps = stop.steps(steps)
+    stop = _StopTest(converged, args, in_kernel=not push_fold, k=k)
+    local = bool(local and LOCAL and cd and not fold and stop.in_kernel)
+    if local:  # the vertex step visits the vertices the edges reached, updating x in place
+        _local_args(g, args)
+        steps = stop.steps(list(update) + [_watch(), ops.Vertex(moved), ops.Vertex(commit)])
+        steps.append(ops.Vertex(keep))
+        touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
+        out_edges = g.m  # of the active vertices: the first push sends every row
+    else:
+        steps = stop.steps(steps)
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
                 width=execution.width)
     if before is not None:
@@ -187,12 +255,35 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
                                 fold=fold, fused=False, direction=direction), directions=[],
                    modes=[])
     for info.iterations in range(1, int(max_iter) + 1):
-        way = choose_direction(g, active, direction, execution.pull_fraction)
+        if local:
+            way = direction if direction != "auto" else \
+                ("pull" if out_edges > execution.pull_fraction * g.m else "push")
+        else:
+            way = choose_direction(g, active, direction, execution.pull_fraction)
         info.directions.append(way)
         info.modes.append(CHANGE_DRIVEN if cd else BULK)
-        active_next = frontier.empty(g.n) if cd and not push_fold else None
+        if local:
+            active_next = frontier.clear(spare_bits)
+        else:
+            active_next = frontier.empty(g.n) if cd and not push_fold else None
         stop.start(args)
         call = dict(args, state=x)
+        if local:
+            call["rows"] = delta
+            ops.edgemap(g, contribution, "acc", call, active_in=active,
+                        active_out=frontier.clear(touched), direction=way, **opts)
+            # the first step visits every vertex: a start that is no fixed point of the
+            # update moves vertices no edge reaches (in-degree 0) too
+            ops.vertexmap(g, steps, call, active_in=touched if info.iterations > 1 else None,
+                          active_out=active_next, **opts)
+            done = stop.done(args, x)
+            delta, args["delta_next"] = args["delta_next"], delta
+            spare_bits, active = active, active_next
+            out_edges = moved_edges(args)
+            if done or out_edges == 0:  # nothing left to push: no row can change again
+                info.converged = True
+                break
+            continue
         if push_fold:
             # [update v, push v's new row or change] into the next aggregate, which starts as
             # this one (change-driven) or zero (bulk)
@@ -232,7 +323,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
 
 
 def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, threshold,
-          default_fold, before):
+          default_fold, before, local):
     """``change_driven="auto"`` (see the module doc): bulk pulling iterations while the moved
     vertices own more than ``pull_fraction`` of the out-edges, change-driven pushes below."""
     fold, _ = plan(execution, default_fold=default_fold)
@@ -245,9 +336,16 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
                 width=execution.width)
     bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
-    stop = _StopTest(converged, args, in_kernel=True)
+    stop = _StopTest(converged, args, in_kernel=True, k=k)
     bulk_steps = stop.steps(update, moved=True)  # the test counts the movers' out-edges
-    cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
+    local = bool(local and LOCAL and stop.in_kernel)
+    if local:  # change-driven: visit the vertices the push reached, update x in place
+        _local_args(g, args)
+        cd_steps = stop.steps(list(update) + [_watch(), ops.Vertex(moved), ops.Vertex(commit)])
+        cd_steps.append(ops.Vertex(keep))
+        touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
+    else:
+        cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
     memo, bulk_seconds = auto_memo(g, contribution, k), None
     if before is not None:
         before(x)
@@ -256,10 +354,11 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                    modes=[])
     mode, delta, active = BULK, None, None
     for info.iterations in range(1, int(max_iter) + 1):
-        if mode == CHANGE_DRIVEN and _out_edges(g, frontier.to_mask(active, g.n)) > limit:
+        if mode == CHANGE_DRIVEN and (moved_edges(args) if local else
+                                      _out_edges(g, frontier.to_mask(active, g.n))) > limit:
             mode = BULK  # the change-driven state is dropped: bulk recomputes every sum
         info.modes.append(mode)
-        idle, started = False, time.perf_counter()
+        idle, started, compiled = False, time.perf_counter(), ops.KERNEL_CACHE.misses
         stop.start(args)
         if mode == BULK:
             info.directions.append("pull")
@@ -289,17 +388,31 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         else:
             info.directions.append("push")
             call = dict(args, acc=cd_acc, state=x, rows=delta)
-            active_next = frontier.empty(g.n)
-            ops.edgemap(g, contribution, "acc", call, active_in=active, direction="push",
-                        **opts)
-            ops.vertexmap(g, cd_steps, call, active_out=active_next, **opts)
+            if local:
+                active_next = frontier.clear(spare_bits)
+                ops.edgemap(g, contribution, "acc", call, active_in=active,
+                            active_out=frontier.clear(touched), direction="push", **opts)
+                ops.vertexmap(g, cd_steps, call, active_in=touched, active_out=active_next,
+                              **opts)
+            else:
+                active_next = frontier.empty(g.n)
+                ops.edgemap(g, contribution, "acc", call, active_in=active, direction="push",
+                            **opts)
+                ops.vertexmap(g, cd_steps, call, active_out=active_next, **opts)
             done = stop.done(args, x)
             delta, args["delta_next"] = args["delta_next"], delta
-            active = active_next
-            idle = not frontier.any_active(active)
-            if bulk_seconds is not None and time.perf_counter() - started > bulk_seconds:
+            if local:
+                spare_bits, active = active, active_next
+                idle = moved_edges(args) == 0  # nothing left to push: no row changes again
+            else:
+                active = active_next
+                idle = not frontier.any_active(active)
+            # (an iteration that built a kernel, compiled at its first launch, is not judged)
+            if (bulk_seconds is not None and ops.KERNEL_CACHE.misses == compiled
+                    and time.perf_counter() - started > bulk_seconds):
                 mode, memo["bulk only"] = BULK, True  # change-driven does not pay here
-        x, args["x_next"] = args["x_next"], x
+        if not (local and info.modes[-1] == CHANGE_DRIVEN):  # a local step kept x in place
+            x, args["x_next"] = args["x_next"], x
         if done or idle:
             info.converged = True
             break

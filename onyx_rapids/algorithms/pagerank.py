@@ -24,7 +24,7 @@ from .. import device, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
-from ._propagate import auto_memo, plan, propagate
+from ._propagate import L1ChangeTest, auto_memo, plan, propagate
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
@@ -298,9 +298,15 @@ def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, executi
         args["weights"] = weights.reshape(-1, 1)
         edge_fn = weighted_share
     dangling = args["dangling"]
+    common = dict(execution=execution, max_iter=max_iter, threshold=float(tol) / n,
+                  default_fold=_default_fold(execution))
+    if not bool(dangling_mask.any()):
+        # no dangling mass: a vertex's rank reads only its own aggregate, so the stop test
+        # runs in the vertex kernel and change-driven steps visit only what their push reached
+        return propagate(g, rank, edge_fn, [ops.Vertex(update)], args, **common,
+                         converged=L1ChangeTest(tol), local=True)
     return propagate(
-        g, rank, edge_fn, [ops.Vertex(update)], args, execution=execution, max_iter=max_iter,
-        threshold=float(tol) / n, default_fold=_default_fold(execution),
+        g, rank, edge_fn, [ops.Vertex(update)], args, **common,
         before=lambda x: props.dot_into(dangling, dangling_mask, x),
         # the stop test and the next iteration's dangling mass in one pass
         converged=lambda new, old: props.l1_change_and_dot(new, old, dangling_mask,

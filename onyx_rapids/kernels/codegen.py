@@ -74,6 +74,7 @@ class StepSpec:
     moved: str = ""  # maxchange: int64 array of 1 that adds up ``weight[v]`` of the moved rows
     threshold: str = ""  # maxchange with moved: how far a feature must move (a scalar)
     weight: str = ""  # maxchange with moved: the per-vertex integer added (out-degrees, say)
+    sums: str = ""  # maxchange: float64 array of k that gets sum_v |new - old| per feature
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,15 @@ class _Generator:
                 if s.moved:
                     self.ns.update(int64=np.int64, warp_sum=collective.warp_sum)
                     self.w(f"mc_e{i} = int64(0)")
+                if s.sums:
+                    self.ns.update(float64=np.float64, warp_sum=collective.warp_sum)
+                    if self.spec.mapping == "nfa":  # a thread holds every feature
+                        self.w(f"mc_s{i} = cuda.local.array({self.spec.k}, float64)")
+                        self.w(f"for f in range({self.spec.k}):")
+                        self.w(f"    mc_s{i}[f] = 0.0")
+                    else:
+                        for j in range(self.W):
+                            self.w(f"mc_s{i}_{j} = float64(0.0)")
         if self.spec.scratch:
             # ONYX 6.2.1: each feature group gets its own slice of shared memory, alive for the
             # whole folded kernel, so its functions can hand values to each other
@@ -316,6 +326,8 @@ class _Generator:
         spec, w = self.spec, self.w
         new, old = s.source, s.other
         lead = " and gi == 0" if spec.coop > 1 and self.edge_steps else ""
+        if not self.edge_steps and not spec.all_active:  # a vertexmap visits its active set
+            valid = f"{valid} and {self.active('v')}"
         if s.moved:
             w("mvf = False")
         if spec.mapping == "nfa":
@@ -327,8 +339,13 @@ class _Generator:
             w(f"if {valid} and f < {self.K}{lead}:")
             feats = self.feats()
         w.indent()
-        for fj in feats:
+        for j, fj in enumerate(feats):
             w(f"mcx = {new}[v, {fj}]")
+            if s.sums:  # in float64, as the called L1 test: the float32 difference rounds
+                w(f"mcs = abs(float64(mcx) - float64({old}[v, {fj}]))")
+                w("if mcs != mcs:")
+                w("    mcs = INF")
+                w(f"mc_s{i}[f] += mcs" if spec.mapping == "nfa" else f"mc_s{i}_{j} += mcs")
             w(f"mcd = abs(mcx - {old}[v, {fj}])")
             w("mcx = abs(mcx)")
             w("if mcd != mcd:")
@@ -361,6 +378,8 @@ class _Generator:
         atomic per warp, skipped when the global value is already larger."""
         w = self.w
         for i, s in self.max_changes:
+            if s.sums:
+                self.sums_epilogue(i, s)
             w(f"mc_d{i} = warp_max(mc_d{i})")
             w(f"mc_a{i} = warp_max(mc_a{i})")
             if s.moved:
@@ -372,6 +391,29 @@ class _Generator:
             w(f"        cuda.atomic.max({s.into}, 0, mc_d{i})")
             w(f"    if mc_a{i} > {s.into}[1]:")
             w(f"        cuda.atomic.max({s.into}, 1, mc_a{i})")
+
+    def sums_epilogue(self, i: int, s):
+        """``sums[f] += `` the thread's sums: lanes holding the same feature add theirs up
+        first (warp mapping: shuffles across the groups; nfa: a warp sum a feature), and one
+        atomic per feature a warp (a thread, in the block mapping) is left, skipped at zero."""
+        spec, w = self.spec, self.w
+        if spec.mapping == "nfa":
+            w(f"for f in range({spec.k}):")
+            w(f"    mcs = warp_sum(mc_s{i}[f])")
+            w("    if cuda.laneid == 0 and mcs != 0.0:")
+            w(f"        cuda.atomic.add({s.sums}, f, mcs)")
+            return
+        T = spec.group
+        for j, fj in enumerate(self.feats()):
+            a = f"mc_s{i}_{j}"
+            if spec.mapping == "warp":
+                d = 16
+                while d >= T:
+                    w(f"{a} += cuda.shfl_xor_sync(FULL, {a}, {d})")
+                    d >>= 1
+            first = f"cuda.laneid < {T} and " if spec.mapping == "warp" and T < 32 else ""
+            w(f"if {first}f < {self.K} and {a} != 0.0:")
+            w(f"    cuda.atomic.add({s.sums}, {fj}, {a})")
 
     def solve_code(self, s, valid: str):
         """into[v, :d] = (A + ridge I)^{-1} b from the row [A (d x d), b] of source."""
