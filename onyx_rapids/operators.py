@@ -484,6 +484,16 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                     has_edges=has_edges)
 
 
+def _used(specs) -> set:
+    """The names of ``args`` that the steps read or write: the kernel takes only those."""
+    used = set()
+    for s in specs:
+        used.update(s.params)
+        used.update(name for name in (s.into, s.source, s.other, s.moved, s.threshold,
+                                      s.weight, s.sums) if name)
+    return used
+
+
 def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, feature_aware: bool,
           block_size, max_blocks, scratch: int, width=None) -> _Plan:
     """The kernel spec and launch geometry of a checked call (no launch, no allocation; the
@@ -503,7 +513,7 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
     # an array bound to several names is passed once and aliased inside the kernel (the
     # simulator copies each array argument separately, which would split the aliases)
     names, aliases = [], []
-    for name in sorted(args):
+    for name in sorted(_used(checked.specs) & set(args)):  # each array a launch parses costs
         twin = next((other for other in names if args[other] is args[name]
                      and not isinstance(args[name], np.generic)), None)
         if twin is None:
