@@ -199,6 +199,19 @@ def _default_fold(execution):
     return execution.change_driven is not True and execution.direction in (None, "auto", "pull")
 
 
+def _no_dangling_mass(g, dangling_mask, sources, rank) -> bool:
+    """Whether the dangling mass stays 0 through the run: there is no dangling vertex, or the
+    teleports go to source vertices only and every dangling vertex is isolated from the walk
+    (no in-edge, not a source: its rank starts at 0 and its teleport is 0)."""
+    dangling = dangling_mask != 0
+    if not bool(dangling.any()):
+        return True
+    if int(sources.min()) < 0:  # a uniform or vector teleport reaches the dangling vertices
+        return False
+    return not bool((g.in_degree[dangling] != 0).any()) and not bool(dangling[sources].any()) \
+        and not bool(rank[dangling].any())
+
+
 def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_key=None,
            teleport_column=None):
     """Every iteration in one launch of the fused kernel (:mod:`onyx_rapids.kernels.pagerank`);
@@ -300,9 +313,9 @@ def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, executi
     dangling = args["dangling"]
     common = dict(execution=execution, max_iter=max_iter, threshold=float(tol) / n,
                   default_fold=_default_fold(execution))
-    if not bool(dangling_mask.any()):
-        # no dangling mass: a vertex's rank reads only its own aggregate, so the stop test
-        # runs in the vertex kernel and change-driven steps visit only what their push reached
+    if _no_dangling_mass(g, dangling_mask, sources, rank):
+        # a vertex's rank reads only its own aggregate, so the stop test runs in the vertex
+        # kernel and change-driven steps visit only what their push reached
         return propagate(g, rank, edge_fn, [ops.Vertex(update)], args, **common,
                          converged=L1ChangeTest(tol), local=True)
     return propagate(
