@@ -270,12 +270,15 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
         call = dict(args, state=x)
         if local:
             call["rows"] = delta
-            ops.edgemap(g, contribution, "acc", call, active_in=active,
-                        active_out=frontier.clear(touched), direction=way, **opts)
-            # the first step visits every vertex: a start that is no fixed point of the
-            # update moves vertices no edge reaches (in-degree 0) too
-            ops.vertexmap(g, steps, call, active_in=touched if info.iterations > 1 else None,
-                          active_out=active_next, **opts)
+            # every vertex is visited in the first step (a start that is no fixed point of the
+            # update moves vertices no edge reaches, of in-degree 0, too) and while the
+            # frontier owns more than pull_fraction of the edges (marking the destinations of
+            # most edges costs more than visiting every vertex)
+            everyone = info.iterations == 1 or out_edges > execution.pull_fraction * g.m
+            reached = None if everyone else frontier.clear(touched)
+            ops.edgemap(g, contribution, "acc", call, active_in=active, active_out=reached,
+                        direction=way, **opts)
+            ops.vertexmap(g, steps, call, active_in=reached, active_out=active_next, **opts)
             done = stop.done(args, x)
             delta, args["delta_next"] = args["delta_next"], delta
             spare_bits, active = active, active_next
