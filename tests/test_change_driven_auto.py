@@ -140,8 +140,10 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
     first = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto", fused=False,
                                   return_info=True)[1]
-    one = first.modes.index(CD)
-    assert first.modes[one + 1:] == [BULK] * (first.iterations - one - 1) and first.converged
+    one, slow = first.modes.index(CD), _propagate.SLOW_ITERATIONS
+    assert first.modes[one:one + slow] == [CD] * slow  # three slow ones in a row: back to bulk
+    assert first.modes[one + slow:] == [BULK] * (first.iterations - one - slow)
+    assert first.converged
     assert _propagate.auto_memo(g, _share(), 1) == {"bulk only": True}
     again = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
                                   return_info=True)[1]  # the fused kernel no longer hands over
@@ -150,10 +152,12 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     # not judged: the next one is
     from onyx_rapids import operators as ops
     ops.KERNEL_CACHE.clear()
-    built = personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto",
-                                  fused=False, return_info=True)[1]
+    long = _path(40)  # the walk's front stays below pull_fraction of the edges longer
+    built = personalized_pagerank(long, device.to_host(long.vertices)[[0]], alpha=0.5,
+                                  change_driven="auto", fused=False, return_info=True)[1]
     one = built.modes.index(CD)
-    assert built.modes[one:one + 3] == [CD, CD, BULK], built.modes
+    assert built.modes[one:one + slow + 2] == [CD] * (slow + 1) + [BULK], built.modes
+    assert _propagate.auto_memo(long, _share(), 1) == {"bulk only": True}
 
 
 def _share():

@@ -18,9 +18,11 @@ more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, pus
 ``acc`` (it holds the rows that iteration read), so no iteration is repeated; a switch back
 drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
 also pays its frontier's bookkeeping: so each iteration is timed (the stop test synchronizes
-anyway), a change-driven iteration slower than the last bulk one switches back (unless it built
-a kernel: numba compiles at the first launch), and the graph remembers (:func:`auto_memo`, per
-edge function and k) that change-driven does not pay there, so later runs stay bulk.
+anyway), :data:`SLOW_ITERATIONS` change-driven iterations in a row slower than the last bulk
+one switch back (one slow iteration can be a pause of the host; an iteration that built a
+kernel, which numba compiles at its first launch, is not judged), and the graph remembers
+(:func:`auto_memo`, per edge function and k) that change-driven does not pay there, so later
+runs stay bulk.
 ``info.modes`` records each iteration's mode.
 
 Local propagations (``local=True``: a vertex's update reads nothing that changes but its own
@@ -61,6 +63,10 @@ BULK, CHANGE_DRIVEN = "bulk", "change-driven"  # the modes ``info.modes`` record
 #: place and counts the next frontier's out-edges in the same kernel), instead of a vertex
 #: step over all n.  False: every change-driven iteration visits every vertex (the ablation).
 LOCAL = True
+
+#: Change-driven iterations in a row slower than the last bulk one after which
+#: ``change_driven="auto"`` goes back to bulk and remembers it for the graph.
+SLOW_ITERATIONS = 3
 
 
 @cuda.jit(device=True)
@@ -349,7 +355,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
     else:
         cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
-    memo, bulk_seconds = auto_memo(g, contribution, k), None
+    memo, bulk_seconds, slow = auto_memo(g, contribution, k), None, 0
     if before is not None:
         before(x)
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven="auto",
@@ -411,9 +417,10 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 active = active_next
                 idle = not frontier.any_active(active)
             # (an iteration that built a kernel, compiled at its first launch, is not judged)
-            if (bulk_seconds is not None and ops.KERNEL_CACHE.misses == compiled
-                    and time.perf_counter() - started > bulk_seconds):
-                mode, memo["bulk only"] = BULK, True  # change-driven does not pay here
+            if bulk_seconds is not None and ops.KERNEL_CACHE.misses == compiled:
+                slow = slow + 1 if time.perf_counter() - started > bulk_seconds else 0
+                if slow >= SLOW_ITERATIONS:
+                    mode, memo["bulk only"] = BULK, True  # change-driven does not pay here
         if not (local and info.modes[-1] == CHANGE_DRIVEN):  # a local step kept x in place
             x, args["x_next"] = args["x_next"], x
         if done or idle:
