@@ -136,7 +136,8 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     sources = device.to_host(g.vertices)[[0]]
     # an iteration that builds a kernel is not judged: build them on a twin graph first
     personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto", fused=False)
-    ticks = itertools.accumulate(itertools.count(1))  # every interval longer than the last
+    # every interval a little longer than the last (not twice as long: see judge)
+    ticks = itertools.accumulate(1 + 1e-3 * i for i in itertools.count())
     monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
     first = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto", fused=False,
                                   return_info=True)[1]
@@ -144,7 +145,7 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     assert first.modes[one:one + slow] == [CD] * slow  # three slow ones in a row: back to bulk
     assert first.modes[one + slow:] == [BULK] * (first.iterations - one - slow)
     assert first.converged
-    assert _propagate.auto_memo(g, _share(), 1) == {"bulk only": True}
+    assert _propagate.auto_memo(g, _share(), 1)["bulk only"] is True
     again = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
                                   return_info=True)[1]  # the fused kernel no longer hands over
     assert again.modes == [BULK] * again.iterations and again.fused and again.converged
@@ -157,7 +158,17 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
                                   change_driven="auto", fused=False, return_info=True)[1]
     one = built.modes.index(CD)
     assert built.modes[one:one + slow + 2] == [CD] * (slow + 1) + [BULK], built.modes
-    assert _propagate.auto_memo(long, _share(), 1) == {"bulk only": True}
+    assert _propagate.auto_memo(long, _share(), 1)["bulk only"] is True
+
+
+def test_judge_counts_slow_iterations_across_runs_and_a_twice_as_slow_one_at_once():
+    from onyx_rapids.algorithms._propagate import SLOW_ITERATIONS, judge
+    memo = {}
+    assert not judge(memo, 1.1, 1.0) and not judge(memo, 0.5, 1.0) and memo["slow"] == 0
+    verdicts = [judge(memo, 1.5, 1.0) for _ in range(SLOW_ITERATIONS)]  # one a run, say
+    assert verdicts == [False] * (SLOW_ITERATIONS - 1) + [True] and memo["bulk only"]
+    memo = {}
+    assert judge(memo, 2.5, 1.0) and memo["bulk only"]
 
 
 def _share():

@@ -19,8 +19,9 @@ more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, pus
 drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
 also pays its frontier's bookkeeping: so each iteration is timed (the stop test synchronizes
 anyway), :data:`SLOW_ITERATIONS` change-driven iterations in a row slower than the last bulk
-one switch back (one slow iteration can be a pause of the host; an iteration that built a
-kernel, which numba compiles at its first launch, is not judged), and the graph remembers
+one, or one twice as slow, switch back (:func:`judge`: one slightly slow iteration can be a
+pause of the host; an iteration that built a kernel, which numba compiles at its first launch,
+is not judged), and the graph remembers
 (:func:`auto_memo`, per edge function and k) that change-driven does not pay there, so later
 runs stay bulk.
 ``info.modes`` records each iteration's mode.
@@ -64,8 +65,8 @@ BULK, CHANGE_DRIVEN = "bulk", "change-driven"  # the modes ``info.modes`` record
 #: step over all n.  False: every change-driven iteration visits every vertex (the ablation).
 LOCAL = True
 
-#: Change-driven iterations in a row slower than the last bulk one after which
-#: ``change_driven="auto"`` goes back to bulk and remembers it for the graph.
+#: Change-driven iterations in a row slower than the last bulk one (on a graph, across runs)
+#: after which ``change_driven="auto"`` goes back to bulk and remembers it (:func:`judge`).
 SLOW_ITERATIONS = 3
 
 
@@ -355,7 +356,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
     else:
         cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
-    memo, bulk_seconds, slow = auto_memo(g, contribution, k), None, 0
+    memo, bulk_seconds = auto_memo(g, contribution, k), None
     if before is not None:
         before(x)
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven="auto",
@@ -417,10 +418,9 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 active = active_next
                 idle = not frontier.any_active(active)
             # (an iteration that built a kernel, compiled at its first launch, is not judged)
-            if bulk_seconds is not None and ops.KERNEL_CACHE.misses == compiled:
-                slow = slow + 1 if time.perf_counter() - started > bulk_seconds else 0
-                if slow >= SLOW_ITERATIONS:
-                    mode, memo["bulk only"] = BULK, True  # change-driven does not pay here
+            if (bulk_seconds is not None and ops.KERNEL_CACHE.misses == compiled
+                    and judge(memo, time.perf_counter() - started, bulk_seconds)):
+                mode = BULK  # change-driven does not pay here
         if not (local and info.modes[-1] == CHANGE_DRIVEN):  # a local step kept x in place
             x, args["x_next"] = args["x_next"], x
         if done or idle:
@@ -439,6 +439,22 @@ def _movers(g, stop, args, x_next, x, threshold, limit):
         return props.moved_rows(x_next, x, threshold)
     movers = props.moved_rows(x_next, x, threshold)
     return movers if _out_edges(g, movers) <= limit else None
+
+
+def judge(memo: dict, seconds: float, bulk_seconds: float) -> bool:
+    """Whether change-driven does not pay, after an iteration of ``seconds`` against the last
+    bulk one's: a slower iteration counts one, twice as slow counts :data:`SLOW_ITERATIONS`,
+    a faster one clears the count; the count lives in ``memo`` (the graph's, across runs, so
+    graphs where a run has one change-driven iteration are caught too) and at
+    ``SLOW_ITERATIONS`` it sets ``memo["bulk only"]``."""
+    if seconds <= bulk_seconds:
+        memo["slow"] = 0
+    else:
+        memo["slow"] = memo.get("slow", 0) + (SLOW_ITERATIONS if seconds > 2 * bulk_seconds
+                                              else 1)
+    if memo["slow"] >= SLOW_ITERATIONS:
+        memo["bulk only"] = True
+    return bool(memo.get("bulk only"))
 
 
 def moved_edges(args) -> int:
