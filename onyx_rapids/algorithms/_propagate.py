@@ -18,10 +18,10 @@ more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, pus
 ``acc`` (it holds the rows that iteration read), so no iteration is repeated; a switch back
 drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
 also pays its frontier's bookkeeping: so each iteration is timed (the stop test synchronizes
-anyway), :data:`SLOW_ITERATIONS` change-driven iterations in a row slower than the last bulk
-one, or one twice as slow, switch back (:func:`judge`: one slightly slow iteration can be a
-pause of the host; an iteration that built a kernel, which numba compiles at its first launch,
-is not judged), and the graph remembers
+anyway), once :data:`SLOW_ITERATIONS` change-driven iterations on the graph took longer on average
+than its bulk ones (or one ten times as long) the run switches back (:func:`judge`; an
+iteration that built a kernel, which numba compiles at its first launch, is not counted), and
+the graph remembers
 (:func:`auto_memo`, per edge function and k) that change-driven does not pay there, so later
 runs stay bulk.
 ``info.modes`` records each iteration's mode.
@@ -65,8 +65,8 @@ BULK, CHANGE_DRIVEN = "bulk", "change-driven"  # the modes ``info.modes`` record
 #: step over all n.  False: every change-driven iteration visits every vertex (the ablation).
 LOCAL = True
 
-#: Change-driven iterations in a row slower than the last bulk one (on a graph, across runs)
-#: after which ``change_driven="auto"`` goes back to bulk and remembers it (:func:`judge`).
+#: Change-driven iterations (on a graph, across runs) whose mean time ``change_driven="auto"``
+#: compares with the bulk iterations' before it may go back to bulk for good (:func:`judge`).
 SLOW_ITERATIONS = 3
 
 
@@ -356,7 +356,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
     else:
         cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
-    memo, bulk_seconds = auto_memo(g, contribution, k), None
+    memo = auto_memo(g, contribution, k)
     if before is not None:
         before(x)
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven="auto",
@@ -381,7 +381,8 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 ops.vertexmap(g, bulk_steps, call, **opts)
             x_next = args["x_next"]
             done = stop.done(args, x)
-            bulk_seconds = time.perf_counter() - started
+            if ops.KERNEL_CACHE.misses == compiled:
+                record_bulk(memo, time.perf_counter() - started)
             movers = None if done or memo.get("bulk only") else \
                 _movers(g, stop, args, x_next, x, threshold, limit)
             if movers is not None:
@@ -418,8 +419,8 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 active = active_next
                 idle = not frontier.any_active(active)
             # (an iteration that built a kernel, compiled at its first launch, is not judged)
-            if (bulk_seconds is not None and ops.KERNEL_CACHE.misses == compiled
-                    and judge(memo, time.perf_counter() - started, bulk_seconds)):
+            if (ops.KERNEL_CACHE.misses == compiled
+                    and judge(memo, time.perf_counter() - started)):
                 mode = BULK  # change-driven does not pay here
         if not (local and info.modes[-1] == CHANGE_DRIVEN):  # a local step kept x in place
             x, args["x_next"] = args["x_next"], x
@@ -441,18 +442,28 @@ def _movers(g, stop, args, x_next, x, threshold, limit):
     return movers if _out_edges(g, movers) <= limit else None
 
 
-def judge(memo: dict, seconds: float, bulk_seconds: float) -> bool:
-    """Whether change-driven does not pay, after an iteration of ``seconds`` against the last
-    bulk one's: a slower iteration counts one, twice as slow counts :data:`SLOW_ITERATIONS`,
-    a faster one clears the count; the count lives in ``memo`` (the graph's, across runs, so
-    graphs where a run has one change-driven iteration are caught too) and at
-    ``SLOW_ITERATIONS`` it sets ``memo["bulk only"]``."""
-    if seconds <= bulk_seconds:
-        memo["slow"] = 0
-    else:
-        memo["slow"] = memo.get("slow", 0) + (SLOW_ITERATIONS if seconds > 2 * bulk_seconds
-                                              else 1)
-    if memo["slow"] >= SLOW_ITERATIONS:
+def record_bulk(memo: dict, seconds: float, iterations: int = 1) -> None:
+    """Add bulk iterations' time to what ``memo`` (the graph's) knows of them (PageRank's
+    fused kernel adds its launch, all its iterations)."""
+    total, count = memo.get("bulk", (0.0, 0))
+    memo["bulk"] = (total + seconds, count + int(iterations))
+
+
+def judge(memo: dict, seconds: float) -> bool:
+    """Whether change-driven does not pay on this graph, after a change-driven iteration of
+    ``seconds``: once :data:`SLOW_ITERATIONS` of them (over all runs on the graph, so a graph
+    where a run has one change-driven iteration is caught too) take longer on average than
+    the bulk iterations recorded with :func:`record_bulk`, or one takes ten times as long, it
+    sets ``memo["bulk only"]``.  Means, not single iterations: a pause of the host in one
+    iteration must not make a graph bulk-only for good."""
+    bulk_total, bulk_count = memo.get("bulk", (0.0, 0))
+    if not bulk_count:
+        return bool(memo.get("bulk only"))
+    bulk = bulk_total / bulk_count
+    total, count = memo.get("change-driven", (0.0, 0))
+    total, count = total + seconds, count + 1
+    memo["change-driven"] = (total, count)
+    if seconds > 10 * bulk or (count >= SLOW_ITERATIONS and total > count * bulk):
         memo["bulk only"] = True
     return bool(memo.get("bulk only"))
 

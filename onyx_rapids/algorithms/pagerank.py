@@ -17,6 +17,8 @@ unless ``fused=False``.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from numba import cuda
 
@@ -24,7 +26,7 @@ from .. import device, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
-from ._propagate import L1ChangeTest, auto_memo, plan, propagate
+from ._propagate import L1ChangeTest, auto_memo, plan, propagate, record_bulk
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
@@ -239,13 +241,19 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
                 else xp.zeros(1, dtype=np.float32))
     auto = execution.change_driven == "auto"
     # the kernel watches for the switch unless change-driven was measured not to pay here
-    watch = auto and not auto_memo(g, weighted_share if weights is not None else share,
-                                   1).get("bulk only")
+    memo = auto_memo(g, weighted_share if weights is not None else share, 1)
+    watch = auto and not memo.get("bulk only")
+    started = time.perf_counter()
     iterations, converged, switched = fused_kernel.run(
         g, work, inv_out, in_weights, ranks, ys, alpha=alpha, source=source, teleport=teleport,
         dangling=dangling, tol=tol, max_iter=max_iter, threshold=tol / n,
         switch_edges=execution.pull_fraction * g.m if watch else -1.0,
         block_size=execution.block_size, weighted=weights is not None)
+    if watch:  # the bulk time change-driven iterations are judged against (not the first
+        # launch on the graph: it may compile the kernel)
+        if memo.get("fused launches"):
+            record_bulk(memo, time.perf_counter() - started, iterations)
+        memo["fused launches"] = memo.get("fused launches", 0) + 1
     info = RunInfo(iterations=iterations, converged=bool(converged),
                    variant=dict(feature_aware=execution.feature_aware,
                                 change_driven="auto" if auto else False, fold=True, fused=True,
