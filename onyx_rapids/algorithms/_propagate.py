@@ -19,7 +19,7 @@ more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, pus
 drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
 also pays its frontier's bookkeeping: so each iteration is timed (the stop test synchronizes
 anyway), once :data:`SLOW_ITERATIONS` change-driven iterations on the graph took longer on average
-than its bulk ones (or one ten times as long) the run switches back (:func:`judge`; an
+than its bulk ones (or one four times as long) the run switches back (:func:`judge`; an
 iteration that built a kernel, which numba compiles at its first launch, is not counted), and
 the graph remembers
 (:func:`auto_memo`, per edge function and k) that change-driven does not pay there, so later
@@ -453,7 +453,7 @@ def judge(memo: dict, seconds: float) -> bool:
     """Whether change-driven does not pay on this graph, after a change-driven iteration of
     ``seconds``: once :data:`SLOW_ITERATIONS` of them (over all runs on the graph, so a graph
     where a run has one change-driven iteration is caught too) take longer on average than
-    the bulk iterations recorded with :func:`record_bulk`, or one takes ten times as long, it
+    the bulk iterations recorded with :func:`record_bulk`, or one takes four times as long, it
     sets ``memo["bulk only"]``.  Means, not single iterations: a pause of the host in one
     iteration must not make a graph bulk-only for good."""
     bulk_total, bulk_count = memo.get("bulk", (0.0, 0))
@@ -463,7 +463,7 @@ def judge(memo: dict, seconds: float) -> bool:
     total, count = memo.get("change-driven", (0.0, 0))
     total, count = total + seconds, count + 1
     memo["change-driven"] = (total, count)
-    if seconds > 10 * bulk or (count >= SLOW_ITERATIONS and total > count * bulk):
+    if seconds > 4 * bulk or (count >= SLOW_ITERATIONS and total > count * bulk):
         memo["bulk only"] = True
     return bool(memo.get("bulk only"))
 
