@@ -226,8 +226,9 @@ def test_pagerank_stop_test_in_the_kernel_counts_as_the_called_one():
     """Without dangling vertices PageRank's L1 test runs in the vertex kernel (pull); the
     folded push calls it on the rows: same iterations, same ranks."""
     g = _path(16)
-    pulled = pagerank(g, tol=1e-7, fused=False, return_info=True)
-    pushed = pagerank(g, tol=1e-7, fused=False, direction="push", fold=True, return_info=True)
+    pulled = pagerank(g, tol=1e-5, fused=False, return_info=True)
+    pushed = pagerank(g, tol=1e-5, fused=False, direction="push", fold=True, return_info=True)
+    assert pulled[1].converged and pushed[1].converged
     assert pulled[1].iterations == pushed[1].iterations > 3
     a, b = (to_pandas(df)["pagerank"].to_numpy() for df, _ in (pulled, pushed))
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-7)
@@ -244,25 +245,25 @@ def test_ppr_is_local_when_its_dangling_vertices_are_isolated_from_the_walk(monk
     monkeypatch.setattr(_propagate.time, "perf_counter", lambda: 0.0)
     monkeypatch.setattr("onyx_rapids.algorithms.pagerank.propagate",
                         lambda *a, **kw: seen.append(kw.get("local", False)) or real(*a, **kw))
-    n = 16
+    n = 10
     path = pd.DataFrame({"src": np.arange(n - 1), "dst": np.arange(1, n)})
     isolated = Graph.from_edgelist(path, directed=False, vertices=np.arange(n + 1))
     sink = Graph.from_edgelist(pd.concat([path, pd.DataFrame({"src": [n - 1], "dst": [n]})]),
                                directed=True)
     cases = [(isolated, [0, 3], True), (isolated, [n], False), (sink, [0], False),
-             (isolated, None, False)]  # None: PageRank's uniform teleport
+             (isolated, None, False)]  # None: PageRank's uniform teleport (tol 1e-5: L1 1e-4)
     for g, sources, local in cases:
         seen.clear()
         src, dst = csr_edges(g)
         if sources is None:
-            df = pagerank(g, tol=1e-6, fused=False, change_driven=True)
+            df = pagerank(g, tol=1e-5, fused=False, change_driven=True)
             got = to_pandas(df)[["pagerank"]].to_numpy(dtype=np.float64)
             expected = oracles.pagerank(g.n, src, dst)[:, None]
         else:
-            df = personalized_pagerank(g, sources, tol=1e-6, change_driven=True, fused=False)
+            df = personalized_pagerank(g, sources, tol=1e-5, change_driven=True, fused=False)
             ids = device.to_host(g.to_internal(np.asarray(sources)))
             got = to_pandas(df)[[f"ppr_{i}" for i in range(len(sources))]].to_numpy(np.float64)
             expected = np.stack([oracles.pagerank(g.n, src, dst, teleport=np.eye(g.n)[i])
                                  for i in ids], axis=1)
         assert seen == [local], sources
-        assert np.abs(got - expected).sum(axis=0).max() <= 1e-5, sources
+        assert np.abs(got - expected).sum(axis=0).max() <= 1e-4, sources
