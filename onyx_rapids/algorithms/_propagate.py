@@ -193,9 +193,13 @@ def _watch():
                          threshold="threshold", weight="out_degree")
 
 
-def _local_args(g, args):
+def _local_setup(g, args, stop, update):
+    """A local change-driven run's arrays, vertex steps ([update, watch, moved, commit, the
+    stop test, keep]) and its two bit-vectors (the push's destinations, a spare frontier)."""
     args.update(out_degree=g.out_degree, moved_edges=device.zeros(1, np.int64),
                 watch=device.zeros(2, np.float32))
+    steps = stop.steps(list(update) + [_watch(), ops.Vertex(moved), ops.Vertex(commit)])
+    return steps + [ops.Vertex(keep)], frontier.empty(g.n), frontier.empty(g.n)
 
 
 def propagate(g, x, contribution, update, args, *, execution, converged, max_iter,
@@ -242,10 +246,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     stop = _StopTest(converged, args, in_kernel=not push_fold, k=k)
     local = bool(local and LOCAL and cd and not fold and stop.in_kernel)
     if local:  # the vertex step visits the vertices the edges reached, updating x in place
-        _local_args(g, args)
-        steps = stop.steps(list(update) + [_watch(), ops.Vertex(moved), ops.Vertex(commit)])
-        steps.append(ops.Vertex(keep))
-        touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
+        steps, touched, spare_bits = _local_setup(g, args, stop, update)
         out_edges = g.m  # of the active vertices: the first push sends every row
     else:
         steps = stop.steps(steps)
@@ -350,10 +351,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
     bulk_steps = stop.steps(update, moved=True)  # the test counts the movers' out-edges
     local = bool(local and LOCAL and stop.in_kernel)
     if local:  # change-driven: visit the vertices the push reached, update x in place
-        _local_args(g, args)
-        cd_steps = stop.steps(list(update) + [_watch(), ops.Vertex(moved), ops.Vertex(commit)])
-        cd_steps.append(ops.Vertex(keep))
-        touched, spare_bits = frontier.empty(g.n), frontier.empty(g.n)
+        cd_steps, touched, spare_bits = _local_setup(g, args, stop, update)
     else:
         cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
     memo = auto_memo(g, contribution, k)
