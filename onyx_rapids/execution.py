@@ -96,7 +96,12 @@ class Execution:
         a warp per vertex, lanes reading consecutive edges (``"merged"``, EMOGI); or merged
         with each warp's first read moved down to a 128-byte boundary (``"aligned"``, EMOGI's
         best for zero-copy reads).  None: ``"aligned"`` on a graph whose edges are placed on
-        the host (:mod:`onyx_rapids.memory`), ``"degree"`` on the device.
+        the host (:mod:`onyx_rapids.memory`), ``"degree"`` on the device.  The propagations'
+        pull kernels (pagerank's unfused path, personalized_pagerank, feature_propagation,
+        label_propagation, MMR, MML) read in-edges the same way: ``"merged"`` / ``"aligned"``
+        have a vertex's lanes load runs of consecutive in-edges and shuffle them round (the
+        warp mapping: k / width <= 32), ``"degree"`` / ``"naive"`` have each feature group
+        load each edge it takes; given, it keeps those algorithms off the fused kernels.
     approximation, tuning : None
         Reserved for approximation knobs and the autotuner; must be None today.
 

@@ -52,6 +52,7 @@ options, argument names and dtypes): a second call with the same inputs compiles
 from __future__ import annotations
 
 import dataclasses
+import dis
 import inspect
 import math
 import time
@@ -62,7 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import device
-from .execution import _choice
+from .execution import EDGE_ACCESS, _choice
 from .kernels import codegen
 from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
 
@@ -188,6 +189,21 @@ def _params(fn, head: tuple, what: str) -> tuple:
             f"but takes ({', '.join(names)})"
         )
     return names[len(head) :]
+
+
+def _reads_argument(fn, position: int) -> bool:
+    """Whether ``fn``'s Python source reads its argument at ``position`` (a kernel that never
+    needs an edge's id need not load it).  True when unsure (a closure captures it)."""
+    code = _py_func(fn).__code__
+    name = code.co_varnames[position]
+    if name in code.co_cellvars:
+        return True
+    for ins in dis.get_instructions(code):
+        if ins.opname.startswith("LOAD_FAST"):
+            value = ins.argval
+            if name == value or (isinstance(value, tuple) and name in value):
+                return True
+    return False
 
 
 class _KernelCache:
@@ -418,7 +434,8 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
             params = _params(fn, ("f", "u", "v", "e"), "edge function")
             _check_prop(args, s.into, k, "Edge output", n)
             dtypes[s.into] = np.dtype(args[s.into].dtype).str
-            specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce))
+            specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce,
+                                          reads_edge=_reads_argument(fn, 3)))
             functions.append(fn)
         elif isinstance(s, Vertex):
             fn = _device_function(s.fn, "a vertex function")
@@ -495,7 +512,7 @@ def _used(specs) -> set:
 
 
 def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, feature_aware: bool,
-          block_size, max_blocks, scratch: int, width=None) -> _Plan:
+          block_size, max_blocks, scratch: int, width=None, edge_access=None) -> _Plan:
     """The kernel spec and launch geometry of a checked call (no launch, no allocation; the
     graph's heavy-vertex chunks are computed once and cached on it)."""
     n, k, direction, args = g.n, checked.k, checked.direction, checked.args
@@ -541,6 +558,8 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         chunk = max(CHUNK_ROUNDS, 4 * k) * (block // group)
         if _heavy_chunks(g, heavy, chunk) is None:
             heavy = chunk = 0
+    runs, align = _edge_runs(g, edge_access, mapping, direction, checked.has_edges,
+                             group * coop)
     spec = codegen.KernelSpec(
         steps=checked.specs,
         direction=direction,
@@ -558,6 +577,8 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         heavy=heavy,
         chunk=chunk,
         width=width,
+        runs=runs,
+        align=align,
     )
     if mapping == "warp" and direction == "push":
         threads = -(-n // 32) * 32
@@ -571,6 +592,25 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         max_blocks = 2 if device.is_simulator() else device.multiprocessor_count() * 16
     return _Plan(spec=spec, functions=checked.functions,
                  grid=device.grid_size(threads, block, max_blocks), max_blocks=int(max_blocks))
+
+
+def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, lanes: int):
+    """``(runs, align)`` of a pull kernel's in-edge reads for ``edge_access`` (see foldmap):
+    merged runs of ``lanes`` edges for "merged", aligned to 128 bytes (or the run, if
+    shorter) for "aligned" and, when None, for edges placed on the host."""
+    _choice("edge_access", edge_access, EDGE_ACCESS, optional=True)
+    if edge_access is None:
+        edge_access = "aligned" if getattr(g, "placement", "device") == "host" else "degree"
+        if mapping != "warp":
+            edge_access = "degree"
+    if edge_access in ("degree", "naive") or direction != "pull" or not has_edges:
+        return False, 0
+    if mapping != "warp":
+        raise ValueError(f"edge_access={edge_access!r} reads a vertex's in-edges in runs over "
+                         f"one warp's lanes: it needs feature_aware=True and k / width <= 32")
+    if edge_access == "merged":
+        return True, 0
+    return True, min(lanes, 128 // np.dtype(g.in_indices.dtype).itemsize)
 
 
 def _timed(spec, launch):
@@ -630,6 +670,7 @@ def foldmap(
     max_blocks: int | None = None,
     scratch: int = 0,
     width: int | None = None,
+    edge_access: str | None = None,
 ):
     """Run ``steps`` (Edge / Vertex / Normalize / Solve / MaxChange) as one generated kernel; see
     the module doc.
@@ -645,6 +686,12 @@ def foldmap(
     groups wider than a warp, or several features per thread) and must then compute alone.
     ``width`` (1, 2, 4; None chooses from k): features per thread of a feature-aware pull
     (see :mod:`onyx_rapids.kernels.codegen`).
+    ``edge_access`` (pull kernels): ``"merged"`` has the lanes of a vertex load runs of
+    consecutive in-edges in one load and shuffle them round (EMOGI's merged access; it needs
+    the warp mapping, k / width <= 32), ``"aligned"`` starts those runs at 128-byte
+    boundaries, ``"degree"`` / ``"naive"`` have each feature group load each in-edge it takes;
+    None: ``"aligned"`` when the graph's edges are placed on the host and the warp mapping
+    runs, else ``"degree"``.  Push kernels already hand a warp's edges to its lanes in runs.
 
     Returns ``active_out``.
     """
@@ -652,7 +699,7 @@ def foldmap(
                            active_in=active_in, active_out=active_out)
     plan = _plan(g, checked, all_active=active_in is None, has_active_out=active_out is not None,
                  feature_aware=feature_aware, block_size=block_size, max_blocks=max_blocks,
-                 scratch=scratch, width=width)
+                 scratch=scratch, width=width, edge_access=edge_access)
     _launch(g, plan, checked.args, active_in, active_out)
     return active_out
 
@@ -738,10 +785,12 @@ def edgemap(
     feature_aware: bool = True,
     block_size: int | None = None,
     width: int | None = None,
+    edge_access: str | None = None,
 ):
     """``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))`` over edges with active sources.
 
-    ``k`` defaults to the width of ``args[into]``.  Returns ``active_out``.
+    ``k`` defaults to the width of ``args[into]``; ``edge_access`` as in :func:`foldmap`.
+    Returns ``active_out``.
     """
     if k is None:
         target = (args or {}).get(into)
@@ -759,6 +808,7 @@ def edgemap(
         feature_aware=feature_aware,
         block_size=block_size,
         width=width,
+        edge_access=edge_access,
     )
 
 
@@ -773,9 +823,11 @@ def vertexmap(
     feature_aware: bool = True,
     block_size: int | None = None,
     width: int | None = None,
+    edge_access: str | None = None,
 ):
     """Run one vertex function, or a list of Vertex/Normalize/Solve/MaxChange steps, on the
-    active vertices."""
+    active vertices.  ``edge_access`` is checked and, with no edges to read, changes nothing
+    (so one set of options serves an algorithm's edge and vertex kernels)."""
     steps = fns if isinstance(fns, (list, tuple)) else [fns]
     steps = [s if isinstance(s, (Vertex, Normalize, Solve, MaxChange)) else Vertex(s)
              for s in steps]
@@ -790,6 +842,7 @@ def vertexmap(
         feature_aware=feature_aware,
         block_size=block_size,
         width=width,
+        edge_access=edge_access,
     )
 
 

@@ -226,8 +226,9 @@ def test_pagerank_stop_test_in_the_kernel_counts_as_the_called_one():
     """Without dangling vertices PageRank's L1 test runs in the vertex kernel (pull); the
     folded push calls it on the rows: same iterations, same ranks."""
     g = _path(16)
-    pulled = pagerank(g, tol=1e-5, fused=False, return_info=True)
-    pushed = pagerank(g, tol=1e-5, fused=False, direction="push", fold=True, return_info=True)
+    pulled = pagerank(g, alpha=0.6, tol=1e-5, fused=False, return_info=True)
+    pushed = pagerank(g, alpha=0.6, tol=1e-5, fused=False, direction="push", fold=True,
+                      return_info=True)
     assert pulled[1].converged and pushed[1].converged
     assert pulled[1].iterations == pushed[1].iterations > 3
     a, b = (to_pandas(df)["pagerank"].to_numpy() for df, _ in (pulled, pushed))
@@ -256,14 +257,16 @@ def test_ppr_is_local_when_its_dangling_vertices_are_isolated_from_the_walk(monk
         seen.clear()
         src, dst = csr_edges(g)
         if sources is None:
-            df = pagerank(g, tol=1e-5, fused=False, change_driven=True)
+            df = pagerank(g, alpha=0.6, tol=1e-5, fused=False, change_driven=True)
             got = to_pandas(df)[["pagerank"]].to_numpy(dtype=np.float64)
-            expected = oracles.pagerank(g.n, src, dst)[:, None]
+            expected = oracles.pagerank(g.n, src, dst, alpha=0.6)[:, None]
         else:
-            df = personalized_pagerank(g, sources, tol=1e-5, change_driven=True, fused=False)
+            df = personalized_pagerank(g, sources, alpha=0.6, tol=1e-5, change_driven=True,
+                                       fused=False)
             ids = device.to_host(g.to_internal(np.asarray(sources)))
             got = to_pandas(df)[[f"ppr_{i}" for i in range(len(sources))]].to_numpy(np.float64)
-            expected = np.stack([oracles.pagerank(g.n, src, dst, teleport=np.eye(g.n)[i])
+            expected = np.stack([oracles.pagerank(g.n, src, dst, alpha=0.6,
+                                                  teleport=np.eye(g.n)[i])
                                  for i in ids], axis=1)
         assert seen == [local], sources
         assert np.abs(got - expected).sum(axis=0).max() <= 1e-4, sources

@@ -114,9 +114,10 @@ def test_personalization_distribution_is_fused(small_work, weighted):
     t = np.zeros(g.n)
     t[[3, 25, 36]] = [2.0, 1.0, 1.0]  # heavy, dangling and isolated vertices
     person = pd.DataFrame({"vertex": [3, 25, 36], "value": [2.0, 1.0, 1.0]})
-    expected = oracles.pagerank(g.n, src, dst, weights=w, teleport=t / t.sum())
-    fused, info = pagerank(g, personalization=person, tol=1e-7, return_info=True)
-    unfused = pagerank(g, personalization=person, tol=1e-7, fused=False)
+    # alpha 0.6: a third of the default's iterations (CI time)
+    expected = oracles.pagerank(g.n, src, dst, weights=w, alpha=0.6, teleport=t / t.sum())
+    fused, info = pagerank(g, alpha=0.6, personalization=person, tol=1e-7, return_info=True)
+    unfused = pagerank(g, alpha=0.6, personalization=person, tol=1e-7, fused=False)
     assert info["fused"] and info["converged"]
     assert np.abs(_ranks(fused) - expected).sum() <= 1e-4
     assert np.abs(_ranks(fused) - _ranks(unfused)).sum() <= 1e-5
@@ -162,12 +163,13 @@ def test_one_source_personalized_pagerank_is_fused(small_work, source, weighted)
         t = np.zeros(g.n)
         t[source] = 1.0
         w = device.to_host(g.edge_weights)[:, 0]
-        expected = oracles.pagerank(g.n, src, dst, weights=w, teleport=t)
+        expected = oracles.pagerank(g.n, src, dst, weights=w, alpha=0.6, teleport=t)
     else:
-        expected = oracles_learning.personalized_pagerank(g.n, src, dst, [source])[:, 0]
+        expected = oracles_learning.personalized_pagerank(g.n, src, dst, [source],
+                                                          alpha=0.6)[:, 0]
     sources = device.to_host(g.vertices)[[source]]
-    df, info = personalized_pagerank(g, sources, return_info=True)
-    plain = personalized_pagerank(g, sources, fused=False)
+    df, info = personalized_pagerank(g, sources, alpha=0.6, return_info=True)  # CI time
+    plain = personalized_pagerank(g, sources, alpha=0.6, fused=False)
     got = (df.to_pandas() if hasattr(df, "to_pandas") else df)["ppr_0"].to_numpy(np.float64)
     other = (plain.to_pandas() if hasattr(plain, "to_pandas") else plain)["ppr_0"].to_numpy()
     assert info["fused"] and info["converged"]

@@ -90,19 +90,64 @@ def test_host_placement_defaults_to_aligned_reads(pair):
     assert len(g64_src) == h.n
 
 
+@pytest.mark.filterwarnings("ignore:.*did not converge:RuntimeWarning")  # a few iterations
 def test_propagations_equal_on_both_placements(pair):
+    """Host edges: the fused kernel's lane per in-edge (pagerank) and the generated pull
+    kernels' aligned runs (the others; LP's weighted edge function reads edge ids)."""
     g, h = pair
     ids = device.to_host(g.vertices)
     rng = np.random.default_rng(0)
     feats = pd.DataFrame(rng.random((g.n, 3)).astype(np.float32), index=ids)
     labels = pd.DataFrame({"vertex": ids[:4], "label": [0, 1, 0, 1]})
-    for run in (lambda x: pagerank(x),
-                lambda x: pagerank(x, weight="w"),
-                lambda x: personalized_pagerank(x, sources=list(ids[:2])),
-                lambda x: feature_propagation(x, feats, iterations=3),
-                lambda x: label_propagation(x, labels, k=2)):
+    for run in (lambda x: pagerank(x, max_iter=10),
+                lambda x: pagerank(x, weight="w", max_iter=10),
+                lambda x: personalized_pagerank(x, sources=list(ids[:2]), max_iter=5),
+                lambda x: feature_propagation(x, feats, iterations=2),
+                lambda x: label_propagation(x, labels, k=2, max_iter=4)):
         a, b = (getattr(f, "to_pandas", lambda f=f: f)() for f in (run(g), run(h)))
         pd.testing.assert_frame_equal(a, b, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.filterwarnings("ignore:.*did not converge:RuntimeWarning")  # 3 iterations
+def test_propagations_read_in_edge_runs(pair):
+    """EMOGI's merged reads (device edges) and aligned reads (host edges) in the generated pull
+    kernels give the per-group reads' results: three sources leave a lane of each group idle
+    (it still loads and shuffles), and the weighted edge function reads edge ids."""
+    g, h = pair
+    sources = list(device.to_host(g.vertices)[:3])
+    want = personalized_pagerank(g, sources, weight="w", max_iter=3, edge_access="degree")
+    for x, access in ((g, "merged"), (h, "aligned")):
+        got = personalized_pagerank(x, sources, weight="w", max_iter=3, edge_access=access)
+        pd.testing.assert_frame_equal(want, got, rtol=1e-5, atol=1e-7,
+                                      obj=f"{access} {x.placement}")
+
+
+def test_edge_runs_refuse_what_cannot_read_them(pair):
+    g = pair[0]
+    feats = pd.DataFrame(np.ones((g.n, 2), np.float32), index=device.to_host(g.vertices))
+    with pytest.raises(ValueError, match="edge_access='merged' .* feature_aware=True"):
+        feature_propagation(g, feats, edge_access="merged", feature_aware=False)
+    with pytest.raises(ValueError, match="fused=True with edge_access='aligned'"):
+        pagerank(g, fused=True, edge_access="aligned")
+    with pytest.raises(ValueError, match="edge_access must be one of"):
+        label_propagation(g, pd.DataFrame({"vertex": [-7], "label": [0]}), k=1,
+                          edge_access="scattered")
+
+
+def test_edge_functions_that_ignore_their_edge_id_are_seen_to():
+    def reads(f, u, v, e, x, w):
+        return x[u, f] * w[e]
+
+    def ignores(f, u, v, e, x):
+        return x[u, f]
+
+    def captures(f, u, v, e, x):
+        def inner():
+            return e
+        return x[u, f] + inner()
+
+    assert operators._reads_argument(reads, 3) and not operators._reads_argument(ignores, 3)
+    assert operators._reads_argument(captures, 3)
 
 
 def test_int64_offsets_on_the_host(monkeypatch):

@@ -10,8 +10,11 @@ the graph's edge arrays in device memory, in pinned host memory read zero-copy (
   aligned`` (ours: the host default), ``host merged``, ``host naive`` (EMOGI's ablation:
   ``edge_access``), ``device`` (the graph in device memory), ``uvm`` (the CSR/CSC in managed
   memory with read-mostly advice; every timed call starts cold: the host rewrites the arrays
-  first, so their pages are on the host).  ``pagerank`` (unweighted, the fused kernel),
-  ``feature_propagation`` at k = 1 and 32 (10 iterations): ``host``, ``device``, ``uvm``;
+  first, so their pages are on the host).  ``pagerank`` (unweighted, the fused kernel):
+  ``host``, ``device``, ``uvm``; ``feature_propagation`` at k = 1 and 32 (10 iterations):
+  ``device``, ``uvm``, and the generated pull kernel on host edges read in aligned runs,
+  merged runs and a load per group and edge (``host aligned`` / ``merged`` / ``degree``; at
+  k = 1 ``host`` is the default fused kernel and those three are ``... generated``);
   pagerank also ``partition streaming`` (:class:`Streamed`: the CSC copied to the device in
   partitions every iteration, as many iterations as our run took).
 * Every row is checked against the device row (exact for bfs / wcc, relative 1e-4 for sssp,
@@ -186,7 +189,14 @@ def measure(run, spec, g, stats) -> None:
                 rng = np.random.default_rng(k)
                 features = device.asarray(rng.random((g.n, k), dtype=np.float32))
                 kw = dict(features=features, iterations=FP_ITERATIONS)
-                cases.append((name, f"k={k}", kw, [("device", g, {}), ("host", h, {})]))
+                # the generated pull kernel's reads: aligned runs (the host default from k = 2
+                # on), merged runs, and each group loading each edge (the device default);
+                # k = 1's default is PageRank's fused kernel (a lane an in-edge on the host)
+                reads = [(f"host {a}", h, {"edge_access": a}) for a in ("aligned", "merged",
+                                                                       "degree")]
+                if k == 1:
+                    reads = [("host", h, {})] + [(f"{v} generated", x, o) for v, x, o in reads]
+                cases.append((name, f"k={k}", kw, [("device", g, {})] + reads))
     from onyx_rapids import registry
 
     for name, case, kw, variants in cases:

@@ -251,7 +251,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     else:
         steps = stop.steps(steps)
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
-                width=execution.width)
+                width=execution.width, edge_access=execution.edge_access)
     if before is not None:
         before(x)
     if push_fold:  # the folded push kernel reads a complete aggregate: prime it
@@ -345,7 +345,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 delta_next=props.vertex_property(g, k), out_degree=g.out_degree,
                 moved_edges=device.zeros(1, np.int64))
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
-                width=execution.width)
+                width=execution.width, edge_access=execution.edge_access)
     bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
     stop = _StopTest(converged, args, in_kernel=True, k=k)
     bulk_steps = stop.steps(update, moved=True)  # the test counts the movers' out-edges

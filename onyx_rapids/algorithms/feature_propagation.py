@@ -16,7 +16,8 @@ from numba import cuda
 
 from .. import device, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
-from ..registry import Input, algorithm, unsupported
+from ..execution import EDGE_ACCESS
+from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 
@@ -39,8 +40,10 @@ def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
            inputs=(Input("features", "vertex_values", help="X, n x k"),),
            columns=("vertex", "h_{i}"),
            options=dict(feature_aware=None, fold=None, direction=None, block_size=None,
-                        width=None, fused=None),
-           defaults=dict(fold=True), refuse=(PULL_FOLD,))
+                        width=None, fused=None, edge_access=None),
+           defaults=dict(fold=True),
+           refuse=(PULL_FOLD, Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
+                                     "the fused kernel chooses its own edge reads")))
 def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
                         return_info=False):
     """APPNP propagation of ``features``: ``vertex``, ``h_0``..``h_{k-1}``.
@@ -59,7 +62,8 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
         Or keywords ``feature_aware``, ``fold`` (default True), ``direction``,
         ``block_size``, ``width``, ``fused`` (default: with one feature column, every
         iteration in one launch of PageRank's fused kernel, its in-degree bins and heavy
-        vertex chunks; more columns run the generated folded kernel).
+        vertex chunks; more columns, or ``edge_access`` given, run the generated folded
+        kernel), ``edge_access`` (see :class:`~onyx_rapids.Execution`).
 
     Examples
     --------
@@ -83,7 +87,8 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     args = dict(x=x, alpha=float(alpha), acc=props.vertex_property(g, k),
                 h_next=props.vertex_property(g, k), y_next=props.vertex_property(g, k),
                 inv_sqrt_degree=inv_sqrt_degree)
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width)
+    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width,
+                edge_access=execution.edge_access)
     if _fused_choice(execution, k, fold, direction, simple):
         h = _fused(simple, x, inv_sqrt_degree, alpha, int(iterations), execution)
         info = RunInfo(iterations=int(iterations), converged=True,
@@ -110,7 +115,8 @@ def _fused_choice(execution, k: int, fold: bool, direction, simple) -> bool:
     """Whether the run takes the fused kernel: ``fused`` as given, or when None with one
     feature column, folded and pulling, on a graph with edges."""
     if execution.fused is None:
-        return k == 1 and fold and direction in (None, "pull") and simple.m > 0
+        return k == 1 and fold and direction in (None, "pull") and simple.m > 0 \
+            and execution.edge_access is None
     if execution.fused and k != 1:
         raise unsupported("feature_propagation", "fused=True", "the fused kernel propagates "
                           f"one feature column; these features have {k}")

@@ -78,7 +78,8 @@ def _initial_labels(g, labels, k):
                    Input("k", "int", help="classes per partition")),
            columns=("vertex", "lp_{i}", "label"), weights="used",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                        pull_fraction=None, block_size=None, width=None),
+                        pull_fraction=None, block_size=None, width=None,
+                        edge_access=None),
            refuse=(AUTO_DIRECTION,))
 def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
                       weight=None, execution, return_info=False):
@@ -103,7 +104,7 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         has any), names pick columns, False ignores them (every weight 1).
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
-        ``direction``, ``pull_fraction``, ``block_size``, ``width``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``.
     return_info : bool
 
     Examples

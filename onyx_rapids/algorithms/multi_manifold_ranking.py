@@ -38,7 +38,8 @@ def rank_update(f, v, acc, x_next, x0, inv_weight_sum, alpha):
            inputs=(Input("init", "vertex_values", help="mm^0, n x k"),),
            columns=("vertex", "mmr_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                        pull_fraction=None, block_size=None, width=None),
+                        pull_fraction=None, block_size=None, width=None,
+                        edge_access=None),
            refuse=(AUTO_DIRECTION,))
 def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weights=None,
                            execution, return_info=False):
@@ -57,7 +58,7 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
         graph's weight columns (``weight=[...]`` at construction).
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
-        ``direction``, ``pull_fraction``, ``block_size``, ``width``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``.
 
     Examples
     --------

@@ -39,7 +39,8 @@ def mode_update(f, v, acc, x_next, x0, keep):
            inputs=(Input("init", "vertex_values", help="mmode^0, n x k"),),
            columns=("vertex", "mml_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                        pull_fraction=None, block_size=None, width=None),
+                        pull_fraction=None, block_size=None, width=None,
+                        edge_access=None),
            refuse=(AUTO_DIRECTION,))
 def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights=None,
                         execution, return_info=False):
@@ -57,7 +58,7 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
         m x J non-negative modality weights in CSR order; default: the graph's weight columns.
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
-        ``direction``, ``pull_fraction``, ``block_size``, ``width``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``.
 
     Examples
     --------

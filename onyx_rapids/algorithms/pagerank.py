@@ -24,6 +24,7 @@ from numba import cuda
 
 from .. import device, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
+from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
 from ._propagate import L1ChangeTest, auto_memo, plan, propagate, record_bulk
@@ -59,13 +60,16 @@ def update(f, v, acc, x_next, alpha, dangling, sources, uniform, personalization
 
 
 _OPTIONS = dict(feature_aware=None, change_driven=None, fold=None, direction=None,
-                pull_fraction=None, fused=None, block_size=None, width=None)
+                pull_fraction=None, fused=None, block_size=None, width=None,
+                edge_access=None)
 _REFUSE = (AUTO_DIRECTION,
            Refuse(dict(fused=True, change_driven=True), "the fused kernel runs bulk iterations"),
            Refuse(dict(fused=True, fold=False), "the fused kernel is one folded kernel"),
            Refuse(dict(fused=True, direction="push"), "the fused kernel pulls"),
            Refuse(dict(fused=True, width=2), "the fused kernel runs one feature"),
-           Refuse(dict(fused=True, width=4), "the fused kernel runs one feature"))
+           Refuse(dict(fused=True, width=4), "the fused kernel runs one feature"),
+           Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
+                  "the fused kernel chooses its own edge reads (a lane an in-edge on the host)"))
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
@@ -96,7 +100,8 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         Or its options as keywords: ``feature_aware``, ``change_driven``, ``fold``
         (default: folded when bulk), ``direction`` ("auto": bulk pulls; change-driven chooses
         per iteration against ``pull_fraction``), ``fused`` (default: the fused kernel when
-        the run is bulk and pulls), ``block_size``, ``width`` (unfused runs).
+        the run is bulk and pulls, and ``edge_access`` is not given), ``block_size``, ``width``,
+        ``edge_access`` (unfused runs; see :class:`~onyx_rapids.Execution`).
     return_info : bool
         Also return the :class:`RunInfo` (iterations, converged, directions, options).
 
@@ -181,7 +186,7 @@ def _fused_choice(name, g, execution, *, sources=1):
     fold, direction = plan(execution, default_fold=_default_fold(execution))
     if execution.fused is None:
         return sources == 1 and execution.change_driven is not True and fold \
-            and direction == "pull" and g.m > 0
+            and direction == "pull" and g.m > 0 and execution.edge_access is None
     if execution.fused and sources != 1:
         raise unsupported(name, "fused=True", "the fused kernel runs one teleport source or "
                           f"distribution; it cannot run {sources} sources")

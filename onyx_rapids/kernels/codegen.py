@@ -37,6 +37,11 @@ thread's slot in its group), keeps that many aggregates in registers and loads t
 values per edge, and the collaborative operations combine a thread's own features before the
 lanes' (segments hold whole slots).  ``width=1`` generates exactly the one-feature code.
 
+Pull kernels of the warp mapping may read their in-edges in *runs* (``runs``, EMOGI's merged
+access, for edges in host memory read over PCIe): the lanes of a vertex load that many
+consecutive in-edges in one coalesced load and hand them round by shuffles, instead of each
+group loading each edge it takes; ``align`` starts the runs at 128-byte boundaries.
+
 The source is built as text, ``exec``'d into a namespace holding only the user functions, the
 collaborative device functions and constants, and compiled with ``numba.cuda.jit``.  Set
 ``ONYX_RAPIDS_DUMP_KERNELS=DIR`` to write every generated source to ``DIR``.
@@ -75,6 +80,7 @@ class StepSpec:
     threshold: str = ""  # maxchange with moved: how far a feature must move (a scalar)
     weight: str = ""  # maxchange with moved: the per-vertex integer added (out-degrees, say)
     sums: str = ""  # maxchange: float64 array of k that gets sum_v |new - old| per feature
+    reads_edge: bool = True  # edge: the function reads its edge id ``e`` (else runs skip it)
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,8 @@ class KernelSpec:
     chunk: int = 0  # edges per chunk of a heavy vertex
     chunk_kernel: bool = False  # this is the chunk kernel of the heavy vertices (see below)
     width: int = 1  # pull, group mappings: consecutive features per thread (k % width == 0)
+    runs: bool = False  # pull, warp mapping: a vertex's lanes load runs of consecutive in-edges
+    align: int = 0  # with runs: a run starts at a multiple of this many edges (0: at the first)
 
 
 class _Writer:
@@ -170,6 +178,8 @@ class _Generator:
                                                or any(s.kind == "solve" for s in spec.steps))):
             raise ValueError(f"width={self.W} needs a feature-aware pull without solve steps "
                              f"and k a multiple of it (k={spec.k})")
+        if spec.runs and (spec.mapping != "warp" or spec.direction != "pull"):
+            raise ValueError("merged edge runs need a pull in the warp mapping (k / width <= 32)")
         self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
         self.vertex_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind != "edge"]
         self.max_changes = [(i, s) for i, s in self.vertex_steps if s.kind == "maxchange"]
@@ -515,38 +525,10 @@ class _Generator:
                 for j in range(self.W):
                     w(f"{self.acc(i, j)} = ident{i}")
         coop = spec.coop
-        w(f"if {valid}:" if nfa else f"if {valid} and f < {self.K}:")
-        w.indent()
-        w("end = offsets[v + 1]")
-        if spec.heavy:  # the chunk kernel has already reduced a heavy vertex's in-edges
-            w(f"if end - offsets[v] >= {spec.heavy}:")
-            w("    end = offsets[v]")
-        if coop > 1:  # the unit's groups take every coop-th in-edge
-            w(f"for p in range(offsets[v] + gi, end, {coop}):")
+        if spec.runs:
+            self.pull_runs_code(valid)
         else:
-            w("for p in range(offsets[v], end):")
-        w.indent()
-        w("u = indices[p]")
-        w(f"if {self.active('u')}:")
-        w.indent()
-        w("e = edge_ids[p]")
-        if nfa:
-            w(f"for f in range({spec.k}):")
-            w.indent()
-        for i, s in self.edge_steps:
-            if nfa:
-                w(f"val = {_call(i, s, 'f, u, v, e')}")
-                _combine(w, s.reduce, f"acc{i}[f]", "val")
-                continue
-            for j, fj in enumerate(self.feats()):
-                w(f"val = {_call(i, s, fj + ', u, v, e')}")
-                _combine(w, s.reduce, self.acc(i, j), "val")
-        if nfa:
-            w.dedent()
-        w("ret = True")
-        w.dedent()
-        w.dedent()
-        w.dedent()
+            self.pull_each_edge_code(valid)
         if coop > 1:
             # combine the partial aggregates of the unit's groups: a butterfly over the lanes
             # T, 2T, .. apart, so every group ends with the whole aggregate of its feature
@@ -602,6 +584,103 @@ class _Generator:
                 w("cuda.syncthreads()")
             if coop > 1:
                 w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
+
+    def pull_each_edge_code(self, valid: str):
+        """Each group reads each of its vertex's in-edges itself (one load a group an edge)."""
+        spec, w = self.spec, self.w
+        nfa = spec.mapping == "nfa"
+        coop = spec.coop
+        w(f"if {valid}:" if nfa else f"if {valid} and f < {self.K}:")
+        w.indent()
+        w("end = offsets[v + 1]")
+        if spec.heavy:  # the chunk kernel has already reduced a heavy vertex's in-edges
+            w(f"if end - offsets[v] >= {spec.heavy}:")
+            w("    end = offsets[v]")
+        if coop > 1:  # the unit's groups take every coop-th in-edge
+            w(f"for p in range(offsets[v] + gi, end, {coop}):")
+        else:
+            w("for p in range(offsets[v], end):")
+        w.indent()
+        w("u = indices[p]")
+        w(f"if {self.active('u')}:")
+        w.indent()
+        w("e = edge_ids[p]")
+        if nfa:
+            w(f"for f in range({spec.k}):")
+            w.indent()
+        for i, s in self.edge_steps:
+            if nfa:
+                w(f"val = {_call(i, s, 'f, u, v, e')}")
+                _combine(w, s.reduce, f"acc{i}[f]", "val")
+                continue
+            for j, fj in enumerate(self.feats()):
+                w(f"val = {_call(i, s, fj + ', u, v, e')}")
+                _combine(w, s.reduce, self.acc(i, j), "val")
+        if nfa:
+            w.dedent()
+        w("ret = True")
+        w.dedent()
+        w.dedent()
+        w.dedent()
+
+    def pull_runs_code(self, valid: str):
+        """EMOGI's merged reads: the U = group x coop lanes of a vertex load U consecutive
+        in-edges (index, and edge id when a function reads it) in one coalesced load, then
+        hand them round by shuffles, group ``gi`` taking every ``coop``-th; with ``align``
+        the first run starts at the multiple of ``align`` below the vertex's first edge (a
+        128-byte boundary), so a run is one aligned transaction.  Lanes past ``k`` load and
+        shuffle too (every lane the mask names takes part) but compute nothing."""
+        spec, w = self.spec, self.w
+        T, coop = spec.group, spec.coop
+        U = T * coop
+        reads_e = any(s.reads_edge for _, s in self.edge_steps)
+        w(f"ul = lane & {U - 1}")
+        w("ub = lane - ul")
+        w("rmask = FULL" if U == 32 else f"rmask = uint32({(1 << U) - 1}) << uint32(ub)")
+        w(f"if {valid}:")
+        w.indent()
+        w("start = offsets[v]")
+        w("end = offsets[v + 1]")
+        if spec.heavy:
+            w(f"if end - start >= {spec.heavy}:")
+            w("    end = start")
+        w(f"p0 = start - start % {spec.align}" if spec.align else "p0 = start")
+        w("while p0 < end:")
+        w.indent()
+        w("p = p0 + ul")
+        w("mine = p >= start and p < end")
+        w("ru = indices[p if mine else start]")
+        if reads_e:
+            w("re = edge_ids[p if mine else start]")
+        w(f"for jj in range({T}):")
+        w.indent()
+        w(f"src = jj * {coop} + gi" if coop > 1 else "src = jj")
+        if T == 1:  # a lane per group: its own load is its edge
+            w("u = ru")
+            if reads_e:
+                w("e = re")
+        else:
+            w("u = cuda.shfl_sync(rmask, ru, ub + src)")
+            if reads_e:
+                w("e = cuda.shfl_sync(rmask, re, ub + src)")
+        if not reads_e:
+            w("e = 0")
+        w("q = p0 + src")
+        w(f"if f < {self.K} and q >= start and q < end:")
+        w.indent()
+        w(f"if {self.active('u')}:")
+        w.indent()
+        for i, s in self.edge_steps:
+            for j, fj in enumerate(self.feats()):
+                w(f"val = {_call(i, s, fj + ', u, v, e')}")
+                _combine(w, s.reduce, self.acc(i, j), "val")
+        w("ret = True")
+        w.dedent()
+        w.dedent()
+        w.dedent()
+        w(f"p0 += {U}")
+        w.dedent()
+        w.dedent()
 
     # -- pull, heavy vertices: edge chunks with atomics ---------------------------------
 
