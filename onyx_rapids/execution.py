@@ -101,7 +101,8 @@ class Execution:
         label_propagation, MMR, MML) read in-edges the same way: ``"merged"`` / ``"aligned"``
         have a vertex's lanes load runs of consecutive in-edges and shuffle them round (the
         warp mapping: k / width <= 32), ``"degree"`` / ``"naive"`` have each feature group
-        load each edge it takes; given, it keeps those algorithms off the fused kernels.
+        load each edge it takes (the host default at one lane a property, k = 1); given, it
+        keeps those algorithms off the fused kernels.
     approximation, tuning : None
         Reserved for approximation knobs and the autotuner; must be None today.
 

@@ -558,8 +558,8 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         chunk = max(CHUNK_ROUNDS, 4 * k) * (block // group)
         if _heavy_chunks(g, heavy, chunk) is None:
             heavy = chunk = 0
-    runs, align = _edge_runs(g, edge_access, mapping, direction, checked.has_edges,
-                             group * coop)
+    runs, align = _edge_runs(g, edge_access, mapping, direction, checked.has_edges, group,
+                             coop)
     spec = codegen.KernelSpec(
         steps=checked.specs,
         direction=direction,
@@ -594,15 +594,17 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
                  grid=device.grid_size(threads, block, max_blocks), max_blocks=int(max_blocks))
 
 
-def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, lanes: int):
+def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, group: int,
+               coop: int):
     """``(runs, align)`` of a pull kernel's in-edge reads for ``edge_access`` (see foldmap):
-    merged runs of ``lanes`` edges for "merged", aligned to 128 bytes (or the run, if
-    shorter) for "aligned" and, when None, for edges placed on the host."""
+    merged runs of ``group * coop`` edges for "merged", aligned to 128 bytes (or the run, if
+    shorter) for "aligned"; when None, aligned runs for edges placed on the host if a
+    property has several lanes (with one, the groups of a vertex already read consecutive
+    edges, and the runs' bookkeeping cost 7-13% on the H100: ``run-hostmem_*_h100-runs``)."""
     _choice("edge_access", edge_access, EDGE_ACCESS, optional=True)
     if edge_access is None:
-        edge_access = "aligned" if getattr(g, "placement", "device") == "host" else "degree"
-        if mapping != "warp":
-            edge_access = "degree"
+        host = getattr(g, "placement", "device") == "host"
+        edge_access = "aligned" if host and mapping == "warp" and group > 1 else "degree"
     if edge_access in ("degree", "naive") or direction != "pull" or not has_edges:
         return False, 0
     if mapping != "warp":
@@ -610,7 +612,7 @@ def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, la
                          f"one warp's lanes: it needs feature_aware=True and k / width <= 32")
     if edge_access == "merged":
         return True, 0
-    return True, min(lanes, 128 // np.dtype(g.in_indices.dtype).itemsize)
+    return True, min(group * coop, 128 // np.dtype(g.in_indices.dtype).itemsize)
 
 
 def _timed(spec, launch):
@@ -691,7 +693,7 @@ def foldmap(
     the warp mapping, k / width <= 32), ``"aligned"`` starts those runs at 128-byte
     boundaries, ``"degree"`` / ``"naive"`` have each feature group load each in-edge it takes;
     None: ``"aligned"`` when the graph's edges are placed on the host and the warp mapping
-    runs, else ``"degree"``.  Push kernels already hand a warp's edges to its lanes in runs.
+    gives a property several lanes, else ``"degree"``.  Push kernels already hand a warp's edges to its lanes in runs.
 
     Returns ``active_out``.
     """

@@ -20,8 +20,9 @@ the graph's edge arrays in device memory, in pinned host memory read zero-copy (
 * Every row is checked against the device row (exact for bfs / wcc, relative 1e-4 for sssp,
   1e-5 for the propagations).  ``params`` hold the edge-array bytes the run had to read (bfs:
   the reached vertices' out-edges, ids; sssp: the same with weights, a lower bound; wcc: the
-  CSR once, a lower bound; pagerank / feature_propagation: the CSC ids (and weights) per
-  iteration) and ``gb_s`` = those bytes over the time, with ``fraction_of_memcpy``.
+  CSR once, a lower bound; pagerank: the CSC ids (and weights) per iteration;
+  feature_propagation: the ids of its simple undirected view per iteration) and ``gb_s`` =
+  those bytes over the time, with ``fraction_of_memcpy``.
 * ``budget``: under a budget of what is in use plus half the edge bytes, ``g.to("auto")`` must
   choose the host and bfs / pagerank there must give the device results.
 * ``auto`` (with ``--device-budget B``): bfs and pagerank on the placement the library chooses
@@ -155,6 +156,8 @@ def _bytes_read(name, g, frame, info, k):
     if name == "weakly_connected_components":
         return g.m * item
     iterations = int(getattr(info, "iterations", 0) or FP_ITERATIONS)
+    if name == "feature_propagation":  # it propagates over the simple undirected view
+        return g.simple_undirected().m * item * iterations
     return g.m * item * iterations
 
 
