@@ -600,7 +600,7 @@ def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, gr
     merged runs of ``group * coop`` edges for "merged", aligned to 128 bytes (or the run, if
     shorter) for "aligned"; when None, aligned runs for edges placed on the host if a
     property has several lanes (with one, the groups of a vertex already read consecutive
-    edges, and the runs' bookkeeping cost 7-13% on the H100: ``run-hostmem_*_h100-runs``)."""
+    edges, and the runs' bookkeeping cost 2-13% on the H100: ``run-hostmem_*_h100-runs*``)."""
     _choice("edge_access", edge_access, EDGE_ACCESS, optional=True)
     if edge_access is None:
         host = getattr(g, "placement", "device") == "host"
