@@ -365,6 +365,27 @@ def kernel_args(args):
     return out
 
 
+_STREAMS: dict = {}
+
+
+def launch_config(grid, block):
+    """``(grid, block)`` for a Numba launch, with CuPy's current stream when a caller has made
+    one current (a CUDA graph capture: :class:`onyx_rapids.algorithms._propagate._Replay`),
+    so the kernels queue where CuPy's work does.  The default stream otherwise, and always
+    under the simulator."""
+    if BACKEND != "gpu":
+        return grid, block
+    ptr = xp.cuda.get_current_stream().ptr
+    if ptr == 0:
+        return grid, block
+    stream = _STREAMS.get(ptr)
+    if stream is None:
+        if len(_STREAMS) >= 64:
+            _STREAMS.clear()
+        stream = _STREAMS[ptr] = cuda.external_stream(ptr)
+    return grid, block, stream
+
+
 def synchronize() -> None:
     """Wait for all queued device work (a no-op under the simulator)."""
     if BACKEND == "gpu":

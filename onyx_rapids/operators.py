@@ -630,7 +630,7 @@ def _timed(spec, launch):
 def launch_kernel(name: str, kernel, grid, block, *args) -> None:
     """Launch a hand-written kernel (ACC's, fused PageRank's, peeling's, union-find's) on
     ``args``, timed as ``name`` inside :func:`profile_kernels` like the generated ones."""
-    _timed(name, lambda: kernel[grid, block](*device.kernel_args(args)))
+    _timed(name, lambda: kernel[device.launch_config(grid, block)](*device.kernel_args(args)))
 
 
 def _launch(g, plan: _Plan, args: dict, active_in, active_out):
@@ -653,9 +653,10 @@ def _launch(g, plan: _Plan, args: dict, active_in, active_out):
                                            lambda: codegen.build(chunk_spec, functions))
         owners, starts = _heavy_chunks(g, spec.heavy, spec.chunk)
         blocks = min(int(owners.shape[0]), plan.max_blocks)
-        _timed(chunk_spec, lambda: chunk_kernel[blocks, block](*device.kernel_args(
-            fixed + (owners, starts) + arrays)))
-    _timed(spec, lambda: kernel[plan.grid, block](*device.kernel_args(fixed + arrays)))
+        _timed(chunk_spec, lambda: chunk_kernel[device.launch_config(blocks, block)](
+            *device.kernel_args(fixed + (owners, starts) + arrays)))
+    _timed(spec, lambda: kernel[device.launch_config(plan.grid, block)](
+        *device.kernel_args(fixed + arrays)))
 
 
 def foldmap(

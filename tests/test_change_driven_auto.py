@@ -270,3 +270,29 @@ def test_ppr_is_local_when_its_dangling_vertices_are_isolated_from_the_walk(monk
                                  for i in ids], axis=1)
         assert seen == [local], sources
         assert np.abs(got - expected).sum(axis=0).max() <= 1e-4, sources
+
+
+@pytest.mark.gpu
+def test_local_steps_replayed_as_cuda_graphs_give_the_launched_results(monkeypatch):
+    """On the GPU a local change-driven step is recorded once as a CUDA graph and replayed:
+    the ranks are those of the launched steps, and replays happened (True and "auto")."""
+    from onyx_rapids.algorithms import _propagate
+
+    side = 64  # a grid: the walk from a corner stays local for many steps
+    ids = np.arange(side * side).reshape(side, side)
+    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), directed=False)
+    sources = [0, 2080]
+    runs = {}
+    for replay in (False, True):
+        monkeypatch.setattr(_propagate, "REPLAY", replay)
+        before = _propagate._Replay.replays
+        runs[replay] = to_pandas(personalized_pagerank(g, sources, change_driven=True,
+                                                       fused=False))
+        assert (_propagate._Replay.replays > before) == replay
+    cols = ["ppr_0", "ppr_1"]
+    np.testing.assert_array_equal(runs[True][cols].to_numpy(), runs[False][cols].to_numpy())
+    monkeypatch.setattr(_propagate, "REPLAY", True)
+    auto = to_pandas(personalized_pagerank(g, sources, change_driven="auto", fused=False))
+    assert np.abs(auto[cols].to_numpy() - runs[False][cols].to_numpy()).sum(axis=0).max() <= 1e-5
