@@ -421,9 +421,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                                 fold=fold, fused=False, direction="auto"), directions=[],
                    modes=[])
     mode, delta, active = BULK, None, None
-    # not replayed yet: with replayed steps, the judging kept grid PageRank change-driven at
-    # 0.45x of bulk (run-convergence_*_h100-replay); the steps run as launched
-    replay = _Replay(on=False)
+    replay = _Replay()
     for info.iterations in range(1, int(max_iter) + 1):
         if mode == CHANGE_DRIVEN and (moved_edges(args) if local else
                                       _out_edges(g, frontier.to_mask(active, g.n))) > limit:
