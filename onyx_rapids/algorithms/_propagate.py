@@ -206,7 +206,7 @@ class _Replay:
     stream of its own the second time, and replayed from then on; the key names what the
     launches read (the arrays that trade places every step, the direction).  The simulator
     (or ``REPLAY = False``) runs every step as it is.  ``run`` says whether the step was one
-    of those first two (``"auto"`` does not time them)."""
+    of those first two."""
 
     replays = 0  # graph launches in this process (tests read it)
 
@@ -428,7 +428,6 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             mode = BULK  # the change-driven state is dropped: bulk recomputes every sum
         info.modes.append(mode)
         idle, started, compiled = False, time.perf_counter(), ops.KERNEL_CACHE.misses
-        fresh = False  # a step replay.run ran for the first time or recorded
         if not (local and mode == CHANGE_DRIVEN):
             stop.start(args)
         if mode == BULK:
@@ -471,7 +470,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                     ops.vertexmap(g, cd_steps, call, active_in=touched,
                                   active_out=active_next, **opts)
 
-                fresh = replay.run((id(x), id(delta), id(active), id(active_next)), step)
+                replay.run((id(x), id(delta), id(active), id(active_next)), step)
             else:
                 active_next = frontier.empty(g.n)
                 ops.edgemap(g, contribution, "acc", call, active_in=active, direction="push",
@@ -485,9 +484,10 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             else:
                 active = active_next
                 idle = not frontier.any_active(active)
-            # (an iteration that built a kernel, compiled at its first launch, or whose step
-            # ran for the first time or was recorded as a CUDA graph, is not judged)
-            if (ops.KERNEL_CACHE.misses == compiled and not fresh
+            # (an iteration that built a kernel, compiled at its first launch, is not judged;
+            # a step's first run and its recording as a CUDA graph are: they are what
+            # change-driven costs on top of the replays)
+            if (ops.KERNEL_CACHE.misses == compiled
                     and judge(memo, time.perf_counter() - started)):
                 mode = BULK  # change-driven does not pay here
         if not (local and info.modes[-1] == CHANGE_DRIVEN):  # a local step kept x in place
