@@ -694,7 +694,8 @@ def foldmap(
     the warp mapping, k / width <= 32), ``"aligned"`` starts those runs at 128-byte
     boundaries, ``"degree"`` / ``"naive"`` have each feature group load each in-edge it takes;
     None: ``"aligned"`` when the graph's edges are placed on the host and the warp mapping
-    gives a property several lanes, else ``"degree"``.  Push kernels already hand a warp's edges to its lanes in runs.
+    gives a property several lanes, else ``"degree"``.  Push kernels already hand a warp's
+    edges to its lanes in runs.
 
     Returns ``active_out``.
     """
