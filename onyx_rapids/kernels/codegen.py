@@ -585,6 +585,15 @@ class _Generator:
             if coop > 1:
                 w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
 
+    def edge_calls(self):
+        """The edge steps' calls on edge ``(u, v, e)``, each feature a thread owns folded into
+        its aggregate (the group mappings)."""
+        w = self.w
+        for i, s in self.edge_steps:
+            for j, fj in enumerate(self.feats()):
+                w(f"val = {_call(i, s, fj + ', u, v, e')}")
+                _combine(w, s.reduce, self.acc(i, j), "val")
+
     def pull_each_edge_code(self, valid: str):
         """Each group reads each of its vertex's in-edges itself (one load a group an edge)."""
         spec, w = self.spec, self.w
@@ -670,10 +679,7 @@ class _Generator:
         w.indent()
         w(f"if {self.active('u')}:")
         w.indent()
-        for i, s in self.edge_steps:
-            for j, fj in enumerate(self.feats()):
-                w(f"val = {_call(i, s, fj + ', u, v, e')}")
-                _combine(w, s.reduce, self.acc(i, j), "val")
+        self.edge_calls()
         w("ret = True")
         w.dedent()
         w.dedent()
@@ -721,10 +727,7 @@ class _Generator:
         w(f"if {self.active('u')}:")
         w.indent()
         w("e = edge_ids[p]")
-        for i, s in self.edge_steps:
-            for j, fj in enumerate(self.feats()):
-                w(f"val = {_call(i, s, fj + ', u, v, e')}")
-                _combine(w, s.reduce, self.acc(i, j), "val")
+        self.edge_calls()
         w("hit = True")
         w.dedent()
         w.dedent()
