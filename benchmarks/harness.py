@@ -34,7 +34,7 @@ import onyx_rapids as onyx
 from onyx_rapids import memory
 
 from . import common, graphs, peers
-from .suites import ablation, construction, hostmem, outofcore, spmm, traversal
+from .suites import ablation, construction, hostmem, multigpu, outofcore, spmm, traversal
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,11 @@ SUITES = {s.name: s for s in (
           "on the host graph against the same graph moved to the device",
           outofcore.measure, outofcore.algorithms, "rmat:26:36", "rmat:5:4", 2, False,
           alternative="device placement", prepare=outofcore.prepare),
+    Suite("multigpu", "onyx_rapids.dask on every GPU of the machine (1 partition, one per "
+          "worker, change-driven exchange) against the single-GPU call: build from Parquet, "
+          "pagerank, label_propagation (k = --ks), bfs", multigpu.measure, multigpu.algorithms,
+          "rmat:20:16,rmat:21:16", "rmat:4:4", 3, alternative="dask", ks=(32,),
+          quick_ks=(2,)),
 )}
 
 

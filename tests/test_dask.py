@@ -1,0 +1,228 @@
+"""onyx_rapids.dask on a local cluster of two CPU processes (the simulator in each): every
+distributed algorithm against its single-GPU namesake with 1, 2 and 3 partitions (exact for
+traversals, the contract's tolerance otherwise), the partitions' edges, bad input, and a worker
+lost mid-run."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import onyx_rapids as onyx
+from onyx_rapids import device
+
+from onyx_rapids import dask as odask  # noqa: E402  (dask is in the test extra)
+
+from graphs import random_directed, random_undirected  # noqa: E402
+
+PARTITIONS = (1, 2, 3)
+
+
+@pytest.fixture(scope="module")
+def client():
+    client = odask.local_cluster(2)
+    client.run(sys.setswitchinterval, 0.0005)  # as conftest: cheaper simulated warps
+    yield client
+    cluster = client.cluster
+    client.close()
+    cluster.close()
+
+
+def _directed():
+    return random_directed(n=14, m=40, seed=3, weights=1)
+
+
+def _undirected():
+    return random_undirected(n=12, m=20, seed=1)
+
+
+def _by_vertex(frame):
+    frame = frame.compute() if hasattr(frame, "compute") else frame
+    return frame.sort_values("vertex").reset_index(drop=True)
+
+
+def _close(ours, ref, columns, atol=2e-6):
+    ours, ref = _by_vertex(ours), _by_vertex(ref)
+    assert ours["vertex"].tolist() == ref["vertex"].tolist()
+    np.testing.assert_allclose(ours[columns].to_numpy(np.float64),
+                               ref[columns].to_numpy(np.float64), atol=atol, rtol=0)
+
+
+@pytest.mark.parametrize("P", PARTITIONS)
+def test_partitions_hold_every_edge_of_the_single_gpu_graph(client, P):
+    df = _directed()
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P)
+    assert (g.n, g.m, g.npartitions) == (ref.n, ref.m, P)
+    np.testing.assert_array_equal(g.vertices, device.to_host(ref.vertices))
+    sizes = g.summary()["partitions"]
+    assert sum(s["vertices"] for s in sizes) == g.n and sum(s["in_edges"] for s in sizes) == g.m
+    parts = client.gather(g.partitions)
+    edges = []
+    for part in parts:
+        local = part.graph
+        to_global = np.concatenate([np.arange(part.lo, part.hi), part.ghosts])
+        src = device.to_host(local.edge_sources)
+        dst = device.to_host(local.out_indices)
+        w = device.to_host(local.edge_weights[:, 0])
+        edges += list(zip(to_global[src], to_global[dst], w))
+        # the send lists name the reader's ghosts, in the reader's order
+        for q, rows in part.send.items():
+            a, b = parts[q].recv[part.index]
+            np.testing.assert_array_equal(device.to_host(rows) + part.lo,
+                                          parts[q].ghosts[a - parts[q].n_own:b - parts[q].n_own])
+    src, dst = (device.to_host(a) for a in (ref.edge_sources, ref.out_indices))
+    expect = sorted(zip(src, dst, device.to_host(ref.edge_weights[:, 0])))
+    assert sorted(edges) == expect  # parallel edges merged keeping the first row's weight
+
+
+@pytest.mark.parametrize("P", PARTITIONS)
+def test_pagerank_and_personalized_pagerank_equal_the_single_gpu_runs(client, P):
+    df = _directed()
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P)
+    ours, info = odask.pagerank(g, return_info=True)
+    expect, ref_info = onyx.pagerank(ref, return_info=True)  # weighted by default, dangling mass
+    _close(ours, expect, ["pagerank"])
+    assert info.converged and abs(info.iterations - ref_info.iterations) <= 1
+    assert info.npartitions == P and len(info.bytes_exchanged) == info.iterations + 1
+    assert (sum(info.bytes_exchanged) > 0) == (P > 1)
+    sources = df["src"].iloc[[0, 5]].tolist()
+    ours = odask.personalized_pagerank(g, sources, weight=False, change_driven=True)
+    expect = onyx.personalized_pagerank(ref, sources, weight=False)
+    _close(ours, expect, ["ppr_0", "ppr_1"], atol=1e-5)
+
+
+@pytest.mark.parametrize("P", PARTITIONS)
+def test_label_and_feature_propagation_equal_the_single_gpu_runs(client, P):
+    df, extra = _undirected()
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra)
+    g = odask.Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra,
+                                  client=client, npartitions=P)
+    seeds = pd.DataFrame({"vertex": [0, 7], "label": [0, 1]})
+    with pytest.warns(RuntimeWarning, match="did not converge in 10 iterations"):
+        ours = _by_vertex(odask.label_propagation(g, seeds, k=2, tol=1e-9, max_iter=10))
+    with pytest.warns(RuntimeWarning):
+        expect = _by_vertex(onyx.label_propagation(ref, seeds, k=2, tol=1e-9, max_iter=10))
+    _close(ours, expect, ["lp_0", "lp_1"], atol=1e-5)
+    assert ours["label"].tolist() == expect["label"].tolist()
+    features = np.random.default_rng(P).random((ref.n, 3), dtype=np.float32)
+    ours = odask.feature_propagation(g, features, iterations=4)
+    expect = onyx.feature_propagation(ref, features, iterations=4)
+    _close(ours, expect, ["h_0", "h_1", "h_2"])
+
+
+@pytest.mark.parametrize("P", PARTITIONS)
+def test_traversals_equal_the_single_gpu_runs(client, P):
+    df = random_directed(n=16, m=22, seed=5)  # sparse: unreachable vertices, components
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", vertices=[-7, 10**13])
+    g = odask.Graph.from_edgelist(df, "src", "dst", vertices=[-7, 10**13], client=client,
+                                  npartitions=P)
+    source = int(df["src"].iloc[0])
+    ours = _by_vertex(odask.bfs(g, source=source))
+    expect = _by_vertex(onyx.bfs(ref, source=source))
+    assert ours["distance"].tolist() == expect["distance"].tolist()
+    assert (ours["distance"] == 2**31 - 1).any()
+    # a predecessor is null exactly where the single-GPU one is, else one hop closer along an edge
+    assert ours["predecessor"].isna().tolist() == expect["predecessor"].isna().tolist()
+    dist = dict(zip(ours["vertex"], ours["distance"]))
+    pairs = set(zip(df["src"], df["dst"]))
+    for v, p in zip(ours["vertex"], ours["predecessor"]):
+        if not pd.isna(p):
+            assert (int(p), v) in pairs and dist[int(p)] == dist[v] - 1
+    many = _by_vertex(odask.bfs(g, sources=[source, -7]))
+    expect = _by_vertex(onyx.bfs(ref, sources=[source, -7]))
+    assert many[["distance_0", "distance_1"]].equals(expect[["distance_0", "distance_1"]])
+    ours = _by_vertex(odask.weakly_connected_components(g))
+    expect = _by_vertex(onyx.weakly_connected_components(ref))
+    assert ours["labels"].tolist() == expect["labels"].tolist()
+    assert ours["labels"].nunique() > 2
+
+
+def test_change_driven_exchanges_fewer_rows_and_agrees(client):
+    """Personalized PageRank from one end of a path cut in three: the rows far from the source
+    stay 0 for many iterations and, change-driven, are not sent."""
+    path = pd.DataFrame({"src": np.arange(29), "dst": np.arange(1, 30)})
+    g = odask.Graph.from_edgelist(path, "src", "dst", directed=False, client=client,
+                                  npartitions=3)
+    bulk, bulk_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True)
+    cd, cd_info = odask.personalized_pagerank(g, [0], tol=1e-4, change_driven=True,
+                                              return_info=True)
+    _close(cd, bulk, ["ppr_0"], atol=1e-4)
+    assert cd_info.change_driven and not bulk_info.change_driven
+    assert sum(cd_info.bytes_exchanged[1:]) < 0.7 * sum(bulk_info.bytes_exchanged[1:])
+
+
+def test_parquet_directory_and_empty_partitions(client, tmp_path):
+    df = _directed()
+    for i, chunk in enumerate(np.array_split(np.arange(len(df)), 2)):
+        df.iloc[chunk].to_parquet(tmp_path / f"part{i}.parquet")
+    # more partitions than vertex ranges with edges: some hold no in-edge at all
+    g = odask.Graph.from_parquet(tmp_path, "src", "dst", weight="w0", client=client,
+                                 npartitions=9)
+    sizes = g.summary()["partitions"]
+    assert any(s["in_edges"] == 0 for s in sizes)
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    with pytest.warns(RuntimeWarning, match="did not converge in 8"):
+        ours, expect = odask.pagerank(g, max_iter=8), onyx.pagerank(ref, max_iter=8)
+    _close(ours, expect, ["pagerank"])
+
+
+def test_bad_input_is_named(client):
+    df = _directed()
+    with pytest.raises(ValueError, match="no column 'dest'"):
+        odask.Graph.from_edgelist(df, "src", "dest", client=client)
+    floats = df.assign(src=df["src"].astype(np.float64))
+    with pytest.raises(TypeError, match="source='src': vertex ids must be integers"):
+        odask.Graph.from_edgelist(floats, "src", "dst", client=client)
+    with pytest.raises(ValueError, match="npartitions"):
+        odask.Graph.from_edgelist(df, "src", "dst", client=client, npartitions=0)
+    with pytest.raises(ValueError, match="directed"):
+        odask.Graph.from_edgelist(df, "src", "dst", client=client, directed="yes")
+    g = odask.Graph.from_edgelist(df, "src", "dst", client=client)
+    with pytest.raises(ValueError, match=r"sources: \[12345\] not a vertex"):
+        odask.personalized_pagerank(g, [12345])
+    with pytest.raises(ValueError, match="no edge weights"):
+        odask.pagerank(g, weight="w0")
+    with pytest.raises(ValueError, match="source"):
+        odask.bfs(g)
+    with pytest.raises(ValueError, match="features: 14 rows"):
+        odask.feature_propagation(g, np.ones((3, 2), dtype=np.float32))
+    with pytest.raises(ValueError, match=r"labels must be integer classes in \[0, 2\)"):
+        odask.label_propagation(g, pd.DataFrame({"vertex": [df["src"][0]], "label": [5]}), 2)
+
+
+def test_a_worker_lost_mid_run_raises_or_recomputes():
+    """A worker killed after the second iteration (on a cluster of its own): Dask recomputes
+    what it can from the lineage, and where a dependency is gone for good the run raises a
+    RuntimeError naming the algorithm and the iteration; never an incomplete frame."""
+    df = _directed()
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    client = odask.local_cluster(2)
+    try:
+        g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client,
+                                      npartitions=2)
+        victim = sorted(client.scheduler_info()["workers"])[0]
+        killed = []
+
+        def kill(iteration, seconds):
+            if iteration == 2:
+                killed.append(victim)
+                client.run(lambda: __import__("os")._exit(1), workers=[victim], nanny=False,
+                           on_error="ignore")
+
+        try:
+            ours = odask.pagerank(g, progress=kill).compute()
+        except RuntimeError as e:
+            assert "pagerank: the Dask computation failed during iteration" in str(e)
+            assert "no result is returned" in str(e)
+        else:
+            _close(ours, onyx.pagerank(ref), ["pagerank"])
+        assert killed
+    finally:
+        cluster = client.cluster
+        client.close(timeout=10)
+        cluster.close(timeout=10)
