@@ -230,8 +230,8 @@ def _lp_step(part, state, shared, inbox):
     box, sent, pushed = _send(part, x_next, state, state.pushed, given["tol"],
                               given["change_driven"])
     new, old = _own(part, x_next), _own(part, x)
-    change = float(abs(new - old).max(initial=0.0))
-    size = float(abs(new).max(initial=0.0))
+    change = float(abs(new - old).max()) if new.size else 0.0  # CuPy's max has no initial
+    size = float(abs(new).max()) if new.size else 0.0
     return State(x_next, box, dict(sent=sent, change=(change, size)), consts=state.consts,
                  pushed=pushed, given=given)
 
