@@ -60,8 +60,12 @@ def local_cluster(n_workers: int | None = None, **kwargs):
         if n_workers is not None:
             kwargs.setdefault("CUDA_VISIBLE_DEVICES", list(range(int(n_workers))))
         return Client(LocalCUDACluster(**kwargs))
+    import dask
     from distributed import LocalCluster
 
     kwargs.setdefault("threads_per_worker", 1)  # the simulator runs one kernel at a time
-    return Client(LocalCluster(n_workers=2 if n_workers is None else int(n_workers),
-                               processes=True, **kwargs))
+    # The simulator runs a thread per GPU thread; Dask's statistical profiler, sampling every
+    # thread's stack each 10 ms, then starves the workers' event loops (heartbeats missed)
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return Client(LocalCluster(n_workers=2 if n_workers is None else int(n_workers),
+                                   processes=True, **kwargs))
