@@ -55,6 +55,10 @@ def _close(ours, ref, columns, atol=2e-6):
 def test_partitions_hold_every_edge_of_the_single_gpu_graph(client, P):
     df = _directed()
     ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    if P == 3:  # a Dask frame of several partitions, read where they lie
+        import dask.dataframe as dd
+
+        df = dd.from_pandas(df, npartitions=3, sort=False)
     g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P)
     assert (g.n, g.m, g.npartitions) == (ref.n, ref.m, P)
     np.testing.assert_array_equal(g.vertices, device.to_host(ref.vertices))
@@ -193,6 +197,26 @@ def test_bad_input_is_named(client):
         odask.feature_propagation(g, np.ones((3, 2), dtype=np.float32))
     with pytest.raises(ValueError, match=r"labels must be integer classes in \[0, 2\)"):
         odask.label_propagation(g, pd.DataFrame({"vertex": [df["src"][0]], "label": [5]}), 2)
+
+
+def test_one_worker_runs_several_partitions():
+    df, extra = _undirected()
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra)
+    client = odask.local_cluster(1)
+    try:
+        assert len(client.scheduler_info()["workers"]) == 1
+        g = odask.Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra,
+                                      client=client)
+        assert g.npartitions == 1  # one per worker by default
+        g = odask.Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra,
+                                      client=client, npartitions=2)
+        ours = _by_vertex(odask.weakly_connected_components(g))
+        assert ours["labels"].tolist() == \
+            _by_vertex(onyx.weakly_connected_components(ref))["labels"].tolist()
+    finally:
+        cluster = client.cluster
+        client.close(timeout=10)
+        cluster.close(timeout=10)
 
 
 def test_a_worker_lost_mid_run_raises_or_recomputes():

@@ -127,6 +127,7 @@ def iterate(graph, name, start, step, reduce, frame, given, *, max_iter, variant
     entry: the start's)."""
     import dask.dataframe as dd
 
+    _require_dask_cudf()
     client, parts, P = graph.client, graph.partitions, graph.npartitions
     errors = _dask_errors()
     readers = _readers(graph)
@@ -161,6 +162,20 @@ def iterate(graph, name, start, step, reduce, frame, given, *, max_iter, variant
     except errors as e:
         raise _fail(name, stage, e) from e
     return dd.from_delayed(frames, meta=meta, verify_meta=False), info
+
+
+def _require_dask_cudf():
+    """Result frames are cuDF frames where cuDF is installed on a GPU: their Dask collection
+    needs dask-cudf (checked before any work is done)."""
+    from .. import io
+
+    if io._cudf() is None:
+        return
+    try:
+        import dask_cudf  # noqa: F401  (registers the cuDF backend of dask.dataframe)
+    except ImportError as e:
+        raise ImportError("onyx_rapids.dask returns dask-cuDF frames where cuDF is installed: "
+                          "pip install 'onyx_rapids[dask-cu13]' (dask-cudf)") from e
 
 
 def _readers(graph):
