@@ -160,6 +160,30 @@ def test_change_driven_exchanges_fewer_rows_and_agrees(client):
     assert sum(cd_info.bytes_exchanged[1:]) < 0.7 * sum(bulk_info.bytes_exchanged[1:])
 
 
+def test_iterations_run_ahead_of_the_client_give_the_same_run(client):
+    """The driver's lag (iterations submitted before the client reads the stop test): the
+    same iterations, rows and exchanged bytes as one synchronous round trip an iteration."""
+    from onyx_rapids.dask import run
+
+    df = _directed()
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=2)
+    runs = []
+    for lag in (0, 4):
+        old, run.LAG = run.LAG, lag
+        try:
+            runs.append((odask.pagerank(g, tol=1e-5, change_driven=True, return_info=True),
+                         odask.bfs(g, source=int(df["src"].iloc[0]), return_info=True)))
+        finally:
+            run.LAG = old
+    (pr0, pr0_info), (bfs0, bfs0_info) = runs[0]
+    (pr4, pr4_info), (bfs4, bfs4_info) = runs[1]
+    assert pr0_info.iterations == pr4_info.iterations > 5
+    assert pr0_info.bytes_exchanged == pr4_info.bytes_exchanged
+    _close(pr4, pr0, ["pagerank"], atol=0)
+    assert bfs0_info.iterations == bfs4_info.iterations
+    assert _by_vertex(bfs4)["distance"].tolist() == _by_vertex(bfs0)["distance"].tolist()
+
+
 def test_parquet_directory_and_empty_partitions(client, tmp_path):
     df = _directed()
     for i, chunk in enumerate(np.array_split(np.arange(len(df)), 2)):

@@ -13,6 +13,13 @@ iterations, workers, partitions, mean bytes of ghost rows exchanged per iteratio
 every distributed result against the single-GPU one of the same run (PageRank normalized L1
 1e-3, label propagation max |diff| 1e-3, bfs hops exact).
 
+Algorithm ``driver`` times the iteration driver alone (:func:`onyx_rapids.dask.run.iterate`
+with steps that only add 1 to every own row and send it: no kernel), ``DRIVER_ITERATIONS``
+iterations with one partition per worker, at each of ``DRIVER_LAGS`` (iterations run ahead of
+the client; the default lag is the reference, lag 0 one synchronous round trip an iteration): ms per call, params ms per iteration; checked: every
+vertex's counter equals the iteration count.  It is Dask's cost, so it means the same under
+the simulator.
+
 Strong scaling is a graph's rows side by side; weak scaling compares a graph on one GPU with
 a graph of twice the edges on two (the notes in results/README.md pair them).
 """
@@ -31,7 +38,8 @@ from onyx_rapids import device, io
 from ..common import compare
 
 LP_ITERATIONS, LP_LABELLED = 20, 0.01
-ALGORITHMS = ("pagerank", "label_propagation", "bfs")
+ALGORITHMS = ("pagerank", "label_propagation", "bfs", "driver")
+DRIVER_ITERATIONS, DRIVER_LAGS = 50, (3, 1, 0)  # the first: the default (run.LAG), reference
 _CLIENT = []
 
 
@@ -113,6 +121,9 @@ def measure(run, spec, g, stats) -> None:
             kw = dict(weight=False, tol=1e-12, max_iter=LP_ITERATIONS)
             metric = ("max_abs", 1e-3, [f"lp_{i}" for i in range(classes)])
             modes = (False, True)
+        elif name == "driver":
+            _measure_driver(run, graph, built[max(built)], workers)
+            continue
         elif name == "bfs":
             case, mine, theirs = "from the hub", onyx.bfs, odask.bfs
             args, kw, metric, modes = (), dict(source=hub), ("hops", 0.0, ["distance"]), (False,)
@@ -160,3 +171,55 @@ def _measure_algorithm(run, graph, name, case, g, built, workers, mine, theirs, 
                                      device.asarray(ref[columns].to_numpy()),
                                      against="single GPU", tol=tol)
                     run.check(row, record, f"{name} {label} {graph}")
+
+
+def _driver_start(part, given):
+    from onyx_rapids.dask.run import State, outbox
+
+    x = np.zeros((part.n_local, 1), dtype=np.float32)
+    box, sent = outbox(part, x[:part.n_own])
+    return State(x, box, dict(sent=sent))
+
+
+def _driver_step(part, state, shared, inbox):
+    from onyx_rapids.dask.run import State, outbox, receive
+
+    x = state.x.copy()
+    receive(part, x, inbox)
+    x[:part.n_own] += 1
+    box, sent = outbox(part, x[:part.n_own])
+    return State(x, box, dict(sent=sent))
+
+
+def _driver_reduce(partials):
+    return None, False
+
+
+def _driver_frame(part, state):
+    return pd.DataFrame({"vertex": part.own_ids, "count": state.x[:part.n_own, 0]})
+
+
+def _measure_driver(run, graph, dg, workers):
+    from onyx_rapids.dask import run as driver
+
+    case = f"{DRIVER_ITERATIONS} iterations, no kernel, P={dg.npartitions}"
+    for lag in DRIVER_LAGS:
+        row = run.row(graph, "driver", case, f"lag {lag}", "ours",
+                      "ours" if lag == DRIVER_LAGS[0] else "variant")
+
+        def call(lag=lag):
+            frame, _ = driver.iterate(dg, "driver", _driver_start, _driver_step, _driver_reduce,
+                                      _driver_frame, [None] * dg.npartitions,
+                                      max_iter=DRIVER_ITERATIONS, variant={}, lag=lag)
+            return frame.compute()
+
+        out = run.timed(row, call)
+        if out is None:
+            continue
+        row["params"] = {"lag": lag, "partitions": dg.npartitions, "workers": workers,
+                         "ms_per_iteration": row["ms"] / DRIVER_ITERATIONS}
+        counts = np.asarray(out["count"])
+        run.check(row, {"against": "the iteration count", "metric": "exact",
+                        "value": int((counts != DRIVER_ITERATIONS).sum()),
+                        "ok": len(counts) == dg.n and bool((counts == DRIVER_ITERATIONS).all())},
+                  f"driver lag {lag} {graph}")

@@ -118,17 +118,35 @@ def _dask_errors():
     return (FutureCancelledError, CommClosedError, KilledWorker, TimeoutError)
 
 
+#: Iterations the client submits ahead of the last one whose partials it has read (0: one
+#: synchronous round trip an iteration).  Ahead of the client, each step reduces the previous
+#: iteration's partials itself, on its worker, and a step after convergence passes its rows on
+#: (:func:`_advance`), so the result is the same iteration's as one at a time.
+LAG = 3
+
+
+def _advance(step, reduce, part, state, partials, inbox):
+    """One iteration of partition ``part`` from the previous iteration's ``partials`` (every
+    partition's); a run that has converged keeps its rows."""
+    shared, done = reduce(partials)
+    if done:
+        return state
+    return step(part, state, shared, inbox)
+
+
 def iterate(graph, name, start, step, reduce, frame, given, *, max_iter, variant,
-            progress=None):
+            progress=None, lag=None):
     """Run ``start``, then ``step`` until ``reduce`` says done or ``max_iter`` steps; return
     ``(dask DataFrame, RunInfo)``.  ``given[p]`` is partition p's input (a future or a
-    value); ``progress(iteration, seconds)`` is called on the client after each step.
+    value); ``progress(iteration, seconds)`` is called on the client as each iteration's
+    partials arrive; ``lag`` (default :data:`LAG`): iterations run ahead of the client.
     ``info.bytes_exchanged`` holds the bytes of ghost rows sent in each iteration (the first
     entry: the start's)."""
     import dask.dataframe as dd
 
     _require_dask_cudf()
     client, parts, P = graph.client, graph.partitions, graph.npartitions
+    lag = LAG if lag is None else int(lag)
     errors = _dask_errors()
     readers = _readers(graph)
     sent = []
@@ -136,28 +154,39 @@ def iterate(graph, name, start, step, reduce, frame, given, *, max_iter, variant
     stage = "the start"
     began = time.perf_counter()
     try:
-        states = [client.submit(start, parts[p], given[p]) for p in range(P)]
-        partials = client.gather([client.submit(_partial, s) for s in states])
-        shared, done = reduce(partials)
-        sent.append(sum(pt["sent"] for pt in partials))
-        while not done and info.iterations < max_iter:
+        states = {0: [client.submit(start, parts[p], given[p]) for p in range(P)]}
+        partials = {0: [client.submit(_partial, s) for s in states[0]]}
+        submitted, done = 0, False
+        while True:
+            while submitted < min(max_iter, info.iterations + lag):
+                prev, prev_partials = states[submitted], partials[submitted]
+                submitted += 1
+                boxes = [{q: client.submit(_pick, prev[q], p) for q in readers[p]}
+                         for p in range(P)]
+                states[submitted] = [client.submit(_advance, step, reduce, parts[p], prev[p],
+                                                   prev_partials, boxes[p]) for p in range(P)]
+                partials[submitted] = [client.submit(_partial, s) for s in states[submitted]]
+            for old in [i for i in states if i < info.iterations]:
+                del states[old], partials[old]  # read and built upon: Dask may free them
+            read = client.gather(partials[info.iterations])
+            _, done = reduce(read)
+            sent.append(sum(pt["sent"] for pt in read))
+            if info.iterations:
+                elapsed = time.perf_counter() - began
+                log.info("%s: iteration %d, %.3f s, %d bytes exchanged", name,
+                         info.iterations, elapsed, sent[-1])
+                if progress is not None:
+                    progress(info.iterations, elapsed)
+            if done or info.iterations == max_iter:
+                break
             info.iterations += 1
             stage = f"iteration {info.iterations}"
-            boxes = [{q: client.submit(_pick, states[q], p) for q in readers[p]}
-                     for p in range(P)]
-            states = [client.submit(step, parts[p], states[p], shared, boxes[p])
-                      for p in range(P)]
-            partials = client.gather([client.submit(_partial, s) for s in states])
-            shared, done = reduce(partials)
-            sent.append(sum(pt["sent"] for pt in partials))
-            elapsed = time.perf_counter() - began
-            log.info("%s: iteration %d, %.3f s, %d bytes exchanged", name, info.iterations,
-                     elapsed, sent[-1])
-            if progress is not None:
-                progress(info.iterations, elapsed)
+        final = states[info.iterations]
+        states.clear()  # iterations submitted past the end only pass their rows on
+        partials.clear()
         info.converged = bool(done)
         stage = "the result frame"
-        frames = [client.submit(frame, parts[p], states[p]) for p in range(P)]
+        frames = [client.submit(frame, parts[p], final[p]) for p in range(P)]
         meta = client.submit(_meta, frames[0]).result()
     except errors as e:
         raise _fail(name, stage, e) from e
