@@ -105,7 +105,8 @@ SUITES = {s.name: s for s in (
           alternative="device placement", prepare=outofcore.prepare),
     Suite("multigpu", "onyx_rapids.dask on every GPU of the machine (1 partition, one per "
           "worker, change-driven exchange) against the single-GPU call: build from Parquet, "
-          "pagerank, label_propagation (k = --ks), bfs", multigpu.measure, multigpu.algorithms,
+          "pagerank, label_propagation (k = --ks), bfs; the iteration driver alone (driver)",
+          multigpu.measure, multigpu.algorithms,
           "rmat:20:16,rmat:21:16", "rmat:4:4", 3, alternative="dask", ks=(32,),
           quick_ks=(2,)),
 )}

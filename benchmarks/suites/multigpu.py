@@ -16,8 +16,9 @@ every distributed result against the single-GPU one of the same run (PageRank no
 Algorithm ``driver`` times the iteration driver alone (:func:`onyx_rapids.dask.run.iterate`
 with steps that only add 1 to every own row and send it: no kernel), ``DRIVER_ITERATIONS``
 iterations with one partition per worker, at each of ``DRIVER_LAGS`` (iterations run ahead of
-the client; the default lag is the reference, lag 0 one synchronous round trip an iteration): ms per call, params ms per iteration; checked: every
-vertex's counter equals the iteration count.  It is Dask's cost, so it means the same under
+the client; the default lag is the reference, lag 0 one synchronous round trip an
+iteration): ms per call, params ms per iteration; checked: every vertex's counter equals the
+iteration count.  It is Dask's cost, so it means the same under
 the simulator.
 
 Strong scaling is a graph's rows side by side; weak scaling compares a graph on one GPU with

@@ -520,7 +520,6 @@ def bfs(graph, source=None, sources=None, *, return_info=False, progress=None):
 
 
 def _wcc_start(part, given):
-    g = part.graph
     ids = np.concatenate([np.arange(part.lo, part.hi), part.ghosts]).astype(given["dtype"])
     x = device.asarray(ids).reshape(-1, 1)
     changed = device.xp.ones(part.n_own, dtype=bool)
