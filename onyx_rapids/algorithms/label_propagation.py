@@ -51,26 +51,37 @@ def _initial_labels(g, labels, k):
         names = io.label_columns(labels)
         ids, classes = io.read_vertex_frame(g, labels, names, name="labels", complete=False,
                                             dtype=np.int64)
-        if classes.size and (int(classes.min()) < 0 or int(classes.max()) >= k):
-            raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
-                             f"{int(classes.min())} to {int(classes.max())}")
-        P = len(names)
-        lp0 = xp.full((g.n, P * k), 1.0 / k, dtype=np.float32)
-        lp0[ids] = 0.0
-        for p in range(P):
-            lp0[ids, p * k + classes[:, p]] = 1.0
-        labelled = xp.zeros(g.n, dtype=bool)
-        labelled[ids] = True
-        return lp0, labelled, P
+        lp0, labelled = one_hot_labels(xp, g.n, ids, classes, k)
+        return lp0, labelled, len(names)
     lp0 = g.vertex_property(labels, name="labels")
     if lp0.shape[1] % k:
         raise ValueError(f"labels has {lp0.shape[1]} columns, not a multiple of k={k}")
-    P = lp0.shape[1] // k
+    return lp0, labelled_rows(lp0, k), lp0.shape[1] // k
+
+
+def one_hot_labels(xp, n, ids, classes, k):
+    """lp^0 (n x P*k float32: one-hot rows for ``ids`` with ``classes`` (len(ids) x P, in
+    [0, k)), 1/k elsewhere) and the labelled mask, as ``xp`` (NumPy or CuPy) arrays."""
+    if classes.size and (int(classes.min()) < 0 or int(classes.max()) >= k):
+        raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
+                         f"{int(classes.min())} to {int(classes.max())}")
+    P = classes.shape[1]
+    lp0 = xp.full((n, P * k), 1.0 / k, dtype=np.float32)
+    lp0[ids] = 0.0
+    for p in range(P):
+        lp0[ids, p * k + classes[:, p]] = 1.0
+    labelled = xp.zeros(n, dtype=bool)
+    labelled[ids] = True
+    return lp0, labelled
+
+
+def labelled_rows(lp0, k):
+    """The rows of a full lp^0 (n x P*k, non-negative) that are one-hot in every partition."""
     if bool((lp0 < 0).any()):
         raise ValueError("labels (lp^0) must be non-negative")
-    rows = lp0.reshape(g.n, P, k)
+    rows = lp0.reshape(lp0.shape[0], lp0.shape[1] // k, k)
     one_hot = ((rows == 1).sum(axis=2) == 1) & ((rows == 0).sum(axis=2) == k - 1)
-    return lp0, one_hot.all(axis=1), P
+    return one_hot.all(axis=1)
 
 
 @algorithm("label_propagation", summary="class probabilities spread from labelled vertices",

@@ -292,27 +292,13 @@ def _initial_labels(graph, labels, k):
         classes = np.stack([frame[c].to_numpy() for c in names], axis=1)
         if classes.dtype.kind not in "iu":
             raise ValueError(f"labels must be integer classes, got dtype {classes.dtype}")
-        if classes.size and (classes.min() < 0 or classes.max() >= k):
-            raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
-                             f"{int(classes.min())} to {int(classes.max())}")
-        P = len(names)
-        lp0 = np.full((n, P * k), 1.0 / k, dtype=np.float32)
-        lp0[ids] = 0.0
-        for p in range(P):
-            lp0[ids, p * k + classes[:, p]] = 1.0
-        labelled = np.zeros(n, dtype=bool)
-        labelled[ids] = True
-        return lp0, labelled, P
+        lp0, labelled = _lp.one_hot_labels(np, n, ids, classes, k)
+        return lp0, labelled, len(names)
     lp0 = np.asarray(device.to_host(labels), dtype=np.float32)
     if lp0.ndim != 2 or lp0.shape[0] != n or lp0.shape[1] % k:
         raise ValueError(f"labels: an n x P*k array needs {n} rows and a multiple of k={k} "
                          f"columns, got shape {lp0.shape}")
-    if (lp0 < 0).any():
-        raise ValueError("labels (lp^0) must be non-negative")
-    P = lp0.shape[1] // k
-    rows = lp0.reshape(n, P, k)
-    one_hot = ((rows == 1).sum(axis=2) == 1) & ((rows == 0).sum(axis=2) == k - 1)
-    return lp0, one_hot.all(axis=1), P
+    return lp0, _lp.labelled_rows(lp0, k), lp0.shape[1] // k
 
 
 def _lp_weights(graph, weight, P):

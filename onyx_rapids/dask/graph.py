@@ -43,6 +43,8 @@ class Partition:
         bounds = np.searchsorted(ghosts, cuts)
         self.recv = {q: (self.n_own + int(bounds[q]), self.n_own + int(bounds[q + 1]))
                      for q in range(len(cuts) - 1) if bounds[q + 1] > bounds[q]}
+        # what the local in-edges add to their sources' out-degree and out-weights
+        self.local_out = _local_out_sums(graph)
         self.send = {}  # q -> own local rows (device) that q keeps as ghosts, in its order
         self.out_degree = None  # global out-degree of the local vertices (n_local, float64)
         self.out_weights = None  # global out-weight sums (n_local x w, float64) or None
@@ -377,7 +379,7 @@ def _ask(part, q):
     if q == part.index or q not in part.recv:
         return None
     a, b = part.recv[q]
-    degree, weights = _local_out_sums(part.graph)
+    degree, weights = part.local_out
     return (part.ghosts[a - part.n_own:b - part.n_own], degree[a:b],
             None if weights is None else weights[a:b])
 
@@ -396,7 +398,7 @@ def _local_out_sums(g):
 def _with_sends(part, asks):
     """The partition with its send lists and its own vertices' global out-sums."""
     new = _copy(part)
-    degree, weights = _local_out_sums(part.graph)
+    degree, weights = part.local_out
     new.out_degree = degree.copy()
     new.out_weights = None if weights is None else weights.copy()
     for p, ask in asks.items():
