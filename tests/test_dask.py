@@ -6,6 +6,7 @@ lost mid-run."""
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ import onyx_rapids as onyx
 from onyx_rapids import device
 
 from onyx_rapids import dask as odask  # noqa: E402  (dask is in the test extra)
+from onyx_rapids.dask import run  # noqa: E402
 
 from graphs import random_directed, random_undirected  # noqa: E402
 
@@ -94,6 +96,8 @@ def test_pagerank_and_personalized_pagerank_equal_the_single_gpu_runs(client, P)
     assert info.converged and abs(info.iterations - ref_info.iterations) <= 1
     assert info.npartitions == P and len(info.bytes_exchanged) == info.iterations + 1
     assert (sum(info.bytes_exchanged) > 0) == (P > 1)
+    # one resident task per worker (P = 3: two partitions on one of the two workers)
+    assert info.transport == ("local" if P == 1 else run.default_transport())
     sources = df["src"].iloc[[0, 5]].tolist()
     ours = odask.personalized_pagerank(g, sources, weight=False, change_driven=True)
     expect = onyx.personalized_pagerank(ref, sources, weight=False)
@@ -160,28 +164,32 @@ def test_change_driven_exchanges_fewer_rows_and_agrees(client):
     assert sum(cd_info.bytes_exchanged[1:]) < 0.7 * sum(bulk_info.bytes_exchanged[1:])
 
 
-def test_iterations_run_ahead_of_the_client_give_the_same_run(client):
-    """The driver's lag (iterations submitted before the client reads the stop test): the
-    same iterations, rows and exchanged bytes as one synchronous round trip an iteration."""
-    from onyx_rapids.dask import run
-
+def test_every_transport_and_lag_gives_the_same_run(client):
+    """A task per partition and iteration (one synchronous round trip an iteration, or
+    iterations submitted ahead of the client's stop test) and resident tasks exchanging over
+    Dask: the same iterations, rows and exchanged bytes."""
     df = _directed()
-    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=2)
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=3)
     runs = []
-    for lag in (0, 4):
+    resident = ("dask",) + (("nccl",) if run.nccl_available() else ())
+    for transport, lag in (("tasks", 0), ("tasks", 4)) + tuple((t, 0) for t in resident):
         old, run.LAG = run.LAG, lag
         try:
-            runs.append((odask.pagerank(g, tol=1e-5, change_driven=True, return_info=True),
-                         odask.bfs(g, source=int(df["src"].iloc[0]), return_info=True)))
+            runs.append((odask.pagerank(g, tol=1e-5, change_driven=True, return_info=True,
+                                        transport=transport),
+                         odask.bfs(g, source=int(df["src"].iloc[0]), return_info=True,
+                                   transport=transport)))
         finally:
             run.LAG = old
     (pr0, pr0_info), (bfs0, bfs0_info) = runs[0]
-    (pr4, pr4_info), (bfs4, bfs4_info) = runs[1]
-    assert pr0_info.iterations == pr4_info.iterations > 5
-    assert pr0_info.bytes_exchanged == pr4_info.bytes_exchanged
-    _close(pr4, pr0, ["pagerank"], atol=0)
-    assert bfs0_info.iterations == bfs4_info.iterations
-    assert _by_vertex(bfs4)["distance"].tolist() == _by_vertex(bfs0)["distance"].tolist()
+    assert pr0_info.transport == "tasks" and runs[2][0][1].transport == "dask"
+    for (pr, pr_info), (bfs, bfs_info) in runs[1:]:
+        assert pr0_info.iterations == pr_info.iterations > 5
+        assert pr0_info.bytes_exchanged == pr_info.bytes_exchanged
+        _close(pr, pr0, ["pagerank"], atol=0)
+        assert bfs0_info.iterations == bfs_info.iterations
+        assert bfs0_info.bytes_exchanged == bfs_info.bytes_exchanged
+        assert _by_vertex(bfs)["distance"].tolist() == _by_vertex(bfs0)["distance"].tolist()
 
 
 def test_parquet_directory_and_empty_partitions(client, tmp_path):
@@ -221,6 +229,11 @@ def test_bad_input_is_named(client):
         odask.feature_propagation(g, np.ones((3, 2), dtype=np.float32))
     with pytest.raises(ValueError, match=r"labels must be integer classes in \[0, 2\)"):
         odask.label_propagation(g, pd.DataFrame({"vertex": [df["src"][0]], "label": [5]}), 2)
+    with pytest.raises(ValueError, match="transport must be one of"):
+        odask.pagerank(g, transport="mpi")
+    if not run.nccl_available():
+        with pytest.raises(ValueError, match="transport='nccl' needs GPUs"):
+            odask.bfs(g, source=int(df["src"][0]), transport="nccl")
 
 
 def test_one_worker_runs_several_partitions():
@@ -243,10 +256,13 @@ def test_one_worker_runs_several_partitions():
         cluster.close(timeout=10)
 
 
-def test_a_worker_lost_mid_run_raises_or_recomputes():
-    """A worker killed after the second iteration (on a cluster of its own): Dask recomputes
-    what it can from the lineage, and where a dependency is gone for good the run raises a
-    RuntimeError naming the algorithm and the iteration; never an incomplete frame."""
+@pytest.mark.parametrize("transport", ["tasks", "dask"])
+def test_a_worker_lost_mid_run_raises_or_recomputes(transport):
+    """A worker killed after the second iteration (on a cluster of its own).  Tasks: Dask
+    recomputes what it can from the lineage, and where a dependency is gone for good the run
+    raises a RuntimeError naming the algorithm and the iteration.  Resident: the other worker's
+    task is stopped and the run raises a RuntimeError.  Never an incomplete frame."""
+    warnings.simplefilter("ignore", RuntimeWarning)  # tol below float32's reach: max_iter
     df = _directed()
     ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
     client = odask.local_cluster(2)
@@ -257,18 +273,21 @@ def test_a_worker_lost_mid_run_raises_or_recomputes():
         killed = []
 
         def kill(iteration, seconds):
-            if iteration == 2:
+            if iteration >= 2 and not killed:
                 killed.append(victim)
                 client.run(lambda: __import__("os")._exit(1), workers=[victim], nanny=False,
                            on_error="ignore")
 
         try:
-            ours = odask.pagerank(g, progress=kill).compute()
+            ours = odask.pagerank(g, tol=1e-12, max_iter=60, progress=kill,
+                                  transport=transport).compute()
         except RuntimeError as e:
-            assert "pagerank: the Dask computation failed during iteration" in str(e)
             assert "no result is returned" in str(e)
+            assert ("pagerank: the Dask computation failed during iteration" in str(e)
+                    if transport == "tasks" else "left the cluster mid-run" in str(e))
         else:
-            _close(ours, onyx.pagerank(ref), ["pagerank"])
+            assert transport == "tasks"
+            _close(ours, onyx.pagerank(ref, tol=1e-12, max_iter=60), ["pagerank"])
         assert killed
     finally:
         cluster = client.cluster

@@ -143,41 +143,57 @@ def _measure_algorithm(run, graph, name, case, g, built, workers, mine, theirs, 
         ours = run.row(graph, name, case, "single GPU", "ours", "ours")
         ref = run.timed(ours, lambda: mine(g, *args, **kw))
         ref = None if ref is None else _pandas(ref)
-        for P, dg in built.items():
+        for P, dg, transport, cd in _variants(built, modes):
+            extra = dict(change_driven=True) if cd else {}
+            if transport is not None:
+                extra["transport"] = transport
+            label = (f"dask P={P}" + ("" if transport is None else f" {transport}")
+                     + (" change-driven" if cd else ""))
+            row = run.row(graph, name, case, label, "ours", "variant")
+            box = {}
+
+            def call(dg=dg, extra=extra, box=box):
+                frame, info = theirs(dg, *args, **kw, **extra, return_info=True)
+                box["info"] = info
+                return _persisted(frame)
+
+            out = run.timed(row, call)
+            if out is None:
+                continue
+            info = box["info"]
+            moved = info.bytes_exchanged[1:]
+            row["params"] = {"partitions": P, "workers": workers,
+                             "transport": info.transport, "iterations": info.iterations,
+                             "bytes_per_iteration": float(np.mean(moved)) if moved else 0.0}
+            if ref is not None:
+                have = _pandas(out)
+                kind, tol, columns = metric
+                record = compare(kind, device.asarray(have[columns].to_numpy()),
+                                 device.asarray(ref[columns].to_numpy()),
+                                 against="single GPU", tol=tol)
+                run.check(row, record, f"{name} {label} {graph}")
+
+
+def _transports():
+    from onyx_rapids.dask import run as driver
+
+    return ("tasks", "dask") + (("nccl",) if driver.nccl_available() else ())
+
+
+def _variants(built, modes):
+    """(partitions, graph, transport, change-driven) of each distributed row: one partition
+    with the default transport, one per worker with each transport (tasks: bulk only)."""
+    for P, dg in built.items():
+        for transport in (None,) if P == 1 else _transports():
             for cd in modes:
-                if cd and P == 1:
-                    continue
-                extra = dict(change_driven=True) if cd else {}
-                label = f"dask P={P}" + (" change-driven" if cd else "")
-                row = run.row(graph, name, case, label, "ours", "variant")
-                box = {}
-
-                def call(dg=dg, extra=extra, box=box):
-                    frame, info = theirs(dg, *args, **kw, **extra, return_info=True)
-                    box["info"] = info
-                    return _persisted(frame)
-
-                out = run.timed(row, call)
-                if out is None:
-                    continue
-                info = box["info"]
-                moved = info.bytes_exchanged[1:]
-                row["params"] = {"partitions": P, "workers": workers,
-                                 "iterations": info.iterations,
-                                 "bytes_per_iteration": float(np.mean(moved)) if moved else 0.0}
-                if ref is not None:
-                    have = _pandas(out)
-                    kind, tol, columns = metric
-                    record = compare(kind, device.asarray(have[columns].to_numpy()),
-                                     device.asarray(ref[columns].to_numpy()),
-                                     against="single GPU", tol=tol)
-                    run.check(row, record, f"{name} {label} {graph}")
+                if not (cd and (P == 1 or transport == "tasks")):
+                    yield P, dg, transport, cd
 
 
 def _driver_start(part, given):
     from onyx_rapids.dask.run import State, outbox
 
-    x = np.zeros((part.n_local, 1), dtype=np.float32)
+    x = device.zeros((part.n_local, 1), np.float32)
     box, sent = outbox(part, x[:part.n_own])
     return State(x, box, dict(sent=sent))
 
@@ -197,30 +213,36 @@ def _driver_reduce(partials):
 
 
 def _driver_frame(part, state):
-    return pd.DataFrame({"vertex": part.own_ids, "count": state.x[:part.n_own, 0]})
+    return pd.DataFrame({"vertex": part.own_ids,
+                         "count": device.to_host(state.x[:part.n_own, 0])})
 
 
 def _measure_driver(run, graph, dg, workers):
     from onyx_rapids.dask import run as driver
 
     case = f"{DRIVER_ITERATIONS} iterations, no kernel, P={dg.npartitions}"
-    for lag in DRIVER_LAGS:
-        row = run.row(graph, "driver", case, f"lag {lag}", "ours",
-                      "ours" if lag == DRIVER_LAGS[0] else "variant")
+    first = driver.default_transport()
+    ways = [(first, None)] + [(t, None) for t in _transports() if t not in ("tasks", first)]
+    ways += [("tasks", lag) for lag in DRIVER_LAGS]
+    for transport, lag in ways:
+        label = transport if lag is None else f"tasks lag {lag}"
+        row = run.row(graph, "driver", case, label, "ours",
+                      "ours" if transport == first else "variant")
 
-        def call(lag=lag):
+        def call(transport=transport, lag=lag):
             frame, _ = driver.iterate(dg, "driver", _driver_start, _driver_step, _driver_reduce,
                                       _driver_frame, [None] * dg.npartitions,
-                                      max_iter=DRIVER_ITERATIONS, variant={}, lag=lag)
+                                      max_iter=DRIVER_ITERATIONS, variant={}, lag=lag,
+                                      transport=transport)
             return frame.compute()
 
         out = run.timed(row, call)
         if out is None:
             continue
-        row["params"] = {"lag": lag, "partitions": dg.npartitions, "workers": workers,
-                         "ms_per_iteration": row["ms"] / DRIVER_ITERATIONS}
+        row["params"] = {"transport": transport, "lag": lag, "partitions": dg.npartitions,
+                         "workers": workers, "ms_per_iteration": row["ms"] / DRIVER_ITERATIONS}
         counts = np.asarray(out["count"])
         run.check(row, {"against": "the iteration count", "metric": "exact",
                         "value": int((counts != DRIVER_ITERATIONS).sum()),
                         "ok": len(counts) == dg.n and bool((counts == DRIVER_ITERATIONS).all())},
-                  f"driver lag {lag} {graph}")
+                  f"driver {label} {graph}")

@@ -144,7 +144,7 @@ def _weight_index(graph, weight):
 
 
 def pagerank(graph, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, change_driven=False,
-             return_info=False, progress=None):
+             return_info=False, progress=None, transport=None):
     """PageRank of every vertex, as :func:`onyx_rapids.pagerank` (same math, defaults and stop
     test): a dask DataFrame of ``vertex``, ``pagerank``.
 
@@ -158,11 +158,12 @@ def pagerank(graph, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, change_d
     """
     check_common(tol, max_iter, alpha)
     return _pagerank(graph, "pagerank", np.array([_pr.UNIFORM]), alpha, tol, max_iter, weight,
-                     change_driven, return_info, progress)
+                     change_driven, return_info, progress, transport)
 
 
 def personalized_pagerank(graph, sources, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None,
-                          change_driven=False, return_info=False, progress=None):
+                          change_driven=False, return_info=False, progress=None,
+                          transport=None):
     """PageRank personalized to each of ``sources`` (k vertex ids, all at once), as
     :func:`onyx_rapids.personalized_pagerank`: ``vertex``, ``ppr_0``..``ppr_{k-1}``."""
     check_common(tol, max_iter, alpha)
@@ -170,17 +171,18 @@ def personalized_pagerank(graph, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
     if ids.size == 0:
         raise ValueError("sources: give at least one vertex")
     return _pagerank(graph, "personalized_pagerank", ids, alpha, tol, max_iter, weight,
-                     change_driven, return_info, progress)
+                     change_driven, return_info, progress, transport)
 
 
 def _pagerank(graph, name, sources, alpha, tol, max_iter, weight, change_driven, return_info,
-              progress):
+              progress, transport):
     given = dict(k=int(sources.size), weight=_weight_index(graph, weight), alpha=float(alpha),
                  n=graph.n, sources=sources, tol=float(tol), change_driven=bool(change_driven))
     column = "pagerank" if name == "pagerank" else "ppr_*"
     frame, info = iterate(graph, name, _pr_start, _pr_step, _pr_reduce(tol), _pr_frame(column),
                           [given] * graph.npartitions, max_iter=max_iter,
-                          variant=dict(change_driven=bool(change_driven)), progress=progress)
+                          variant=dict(change_driven=bool(change_driven)), progress=progress,
+                          transport=transport)
     return _finish(name, frame, info, return_info)
 
 
@@ -255,7 +257,8 @@ def _lp_frame(part, state):
 
 
 def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
-                      weight=None, change_driven=False, return_info=False, progress=None):
+                      weight=None, change_driven=False, return_info=False, progress=None,
+                      transport=None):
     """Class probabilities spread from labelled vertices, as
     :func:`onyx_rapids.label_propagation`: ``vertex``, ``lp_0``.. and ``label`` (P = 1).
 
@@ -271,7 +274,8 @@ def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_it
     given = [dict(base, lp0=a, labelled=b) for a, b in zip(lp_slices, mask_slices)]
     frame, info = iterate(graph, "label_propagation", _lp_start, _lp_step,
                           _lp_reduce(tol), _lp_frame, given, max_iter=max_iter,
-                          variant=dict(change_driven=bool(change_driven)), progress=progress)
+                          variant=dict(change_driven=bool(change_driven)), progress=progress,
+                          transport=transport)
     return _finish("label_propagation", frame, info, return_info)
 
 
@@ -361,7 +365,7 @@ def _never(partials):
 
 
 def feature_propagation(graph, features, alpha=0.1, iterations=10, *, return_info=False,
-                        progress=None):
+                        progress=None, transport=None):
     """APPNP propagation of ``features`` over the simple undirected view, as
     :func:`onyx_rapids.feature_propagation`: ``vertex``, ``h_0``..``h_{k-1}``.
 
@@ -375,7 +379,8 @@ def feature_propagation(graph, features, alpha=0.1, iterations=10, *, return_inf
     view = graph.simple_undirected()
     given = [dict(features=f, alpha=float(alpha)) for f in slices(view, x)]
     frame, info = iterate(view, "feature_propagation", _fp_start, _fp_step, _never, _fp_frame,
-                          given, max_iter=int(iterations), variant=dict(), progress=progress)
+                          given, max_iter=int(iterations), variant=dict(), progress=progress,
+                          transport=transport)
     info.converged = True  # a fixed number of iterations, as APPNP
     return (frame, info) if return_info else frame
 
@@ -486,7 +491,8 @@ def _bfs_frame(part, state):
                          "predecessor": (ids[device.xp.where(valid, local, 0)], valid)})
 
 
-def bfs(graph, source=None, sources=None, *, return_info=False, progress=None):
+def bfs(graph, source=None, sources=None, *, return_info=False, progress=None,
+        transport=None):
     """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
     ``sources`` at once (``vertex``, ``distance_0``..), as :func:`onyx_rapids.bfs`: unreachable
     vertices get 2^31 - 1, a missing predecessor is null.  Each round relaxes the in-edges of
@@ -501,7 +507,7 @@ def bfs(graph, source=None, sources=None, *, return_info=False, progress=None):
     given = dict(sources=ids)
     frame, info = iterate(graph, "bfs", _bfs_start, _bfs_step, _nothing_changed, _bfs_frame,
                           [given] * graph.npartitions, max_iter=graph.n + 1, variant=dict(),
-                          progress=progress)
+                          progress=progress, transport=transport)
     return (frame, info) if return_info else frame
 
 
@@ -526,7 +532,8 @@ def _wcc_frame(part, state):
     return _frame(part, {"labels": device.asarray(vertices[labels])})
 
 
-def weakly_connected_components(graph, *, return_info=False, progress=None):
+def weakly_connected_components(graph, *, return_info=False, progress=None,
+                                transport=None):
     """The component of every vertex as :func:`onyx_rapids.weakly_connected_components`:
     ``vertex``, ``labels`` (the smallest original id of the component), by min-label
     propagation over the simple undirected view (a round per hop of the longest shortest path
@@ -537,5 +544,6 @@ def weakly_connected_components(graph, *, return_info=False, progress=None):
     given = dict(vertices=vertices, dtype=dtype)
     frame, info = iterate(view, "weakly_connected_components", _wcc_start, _wcc_step,
                           _nothing_changed, _wcc_frame, [given] * view.npartitions,
-                          max_iter=graph.n + 1, variant=dict(), progress=progress)
+                          max_iter=graph.n + 1, variant=dict(), progress=progress,
+                          transport=transport)
     return (frame, info) if return_info else frame

@@ -95,6 +95,7 @@ class Graph:
         self.directed = directed
         self.multigraph = multigraph
         self.weight_names = list(weight_names)
+        self.homes = [None] * self.npartitions  # the worker each partition was built on
         self._undirected = None
 
     @classmethod
@@ -249,14 +250,17 @@ def _build(client, frames, source, destination, weights, *, directed, multigraph
         cuts = _cuts(hist, n, npartitions)
     split = [submit(_split, f, at, cuts, *args, int(row0[i]), directed, drop_loops)
              for i, f in enumerate(frames)]
-    parts = []
+    parts, home = [], _homes(client, npartitions)
     for p in range(npartitions):
         pieces = [submit(operator.getitem, s, p) for s in split]
-        parts.append(submit(_partition, p, cuts, names, weights, multigraph, *pieces))
-    parts = _exchange_ghosts(client, parts)
+        parts.append(submit(_partition, p, cuts, names, weights, multigraph, *pieces,
+                            workers=home[p], allow_other_workers=True))
+    parts = _exchange_ghosts(client, parts, home)
     m = sum(client.gather([submit(_edges, part) for part in parts]))
-    return Graph(client, vertices if original is None else original, cuts, parts, m=m,
-                 directed=directed, multigraph=multigraph, weight_names=weights)
+    graph = Graph(client, vertices if original is None else original, cuts, parts, m=m,
+                  directed=directed, multigraph=multigraph, weight_names=weights)
+    graph.homes = [None if h is None else h[0] for h in home]
+    return graph
 
 
 def _cuts(hist, n, P):
@@ -269,18 +273,29 @@ def _cuts(hist, n, P):
     return np.concatenate([[0], inner, [n]]).astype(np.int64)
 
 
-def _exchange_ghosts(client, parts):
+def _homes(client, P):
+    """Partition p's worker (a one-address list): the workers in turn, so P partitions on W
+    workers put ceil(P / W) on none and every worker to use."""
+    workers = sorted(client.scheduler_info()["workers"])
+    return [[workers[p % len(workers)]] if workers else None for p in range(P)]
+
+
+def _exchange_ghosts(client, parts, home):
     """Tell every owner which of its rows the others keep as ghosts, and sum the global
     out-degree / out-weights of every vertex from the partitions' in-edges (then send the
     owners' sums back for the ghosts)."""
-    submit, P = client.submit, len(parts)
-    asks = [[submit(_ask, parts[p], q) for q in range(P)] for p in range(P)]
-    parts = [submit(_with_sends, parts[q], {p: asks[p][q] for p in range(P) if p != q})
+    P = len(parts)
+
+    def submit(fn, *args, at):
+        return client.submit(fn, *args, workers=home[at], allow_other_workers=True)
+
+    asks = [[submit(_ask, parts[p], q, at=p) for q in range(P)] for p in range(P)]
+    parts = [submit(_with_sends, parts[q], {p: asks[p][q] for p in range(P) if p != q}, at=q)
              for q in range(P)]
-    sums = [{p: submit(_own_out_sums, parts[q], p) for p in range(P) if p != q}
+    sums = [{p: submit(_own_out_sums, parts[q], p, at=q) for p in range(P) if p != q}
             for q in range(P)]
-    return [submit(_with_ghost_sums, parts[p], {q: sums[q][p] for q in range(P) if q != p})
-            for p in range(P)]
+    return [submit(_with_ghost_sums, parts[p], {q: sums[q][p] for q in range(P) if q != p},
+                   at=p) for p in range(P)]
 
 
 # ---------------------------------------------------------------------------- build (workers)

@@ -27,12 +27,15 @@ lost).
 from __future__ import annotations
 
 import logging
+import threading
 import time
+import uuid
 
 import numpy as np
 
 from .. import device
 from ..algorithms._common import RunInfo
+from . import exchange
 
 log = logging.getLogger("onyx_rapids.dask")
 
@@ -135,22 +138,36 @@ def _advance(step, reduce, part, state, partials, inbox):
 
 
 def iterate(graph, name, start, step, reduce, frame, given, *, max_iter, variant,
-            progress=None, lag=None):
+            progress=None, lag=None, transport=None):
     """Run ``start``, then ``step`` until ``reduce`` says done or ``max_iter`` steps; return
     ``(dask DataFrame, RunInfo)``.  ``given[p]`` is partition p's input (a future or a
-    value); ``progress(iteration, seconds)`` is called on the client as each iteration's
-    partials arrive; ``lag`` (default :data:`LAG`): iterations run ahead of the client.
+    value); ``progress(iteration, seconds)`` is called on the client as iterations end.
+    ``transport``: ``"tasks"`` (a task per partition and iteration; ``lag``, default
+    :data:`LAG`: iterations submitted ahead of the client), or a resident run (:func:`_resident`)
+    exchanging through ``"dask"`` or ``"nccl"``; default (None): :func:`default_transport`.
     ``info.bytes_exchanged`` holds the bytes of ghost rows sent in each iteration (the first
     entry: the start's)."""
+    _require_dask_cudf()
+    transport = check_transport(transport)
+    if transport == "tasks":
+        return _iterate_tasks(graph, name, start, step, reduce, frame, given,
+                              max_iter=max_iter, variant=variant, progress=progress, lag=lag)
+    return _iterate_resident(graph, name, start, step, reduce, frame, given,
+                             max_iter=max_iter, variant=variant, progress=progress,
+                             transport=transport)
+
+
+def _iterate_tasks(graph, name, start, step, reduce, frame, given, *, max_iter, variant,
+                   progress, lag):
     import dask.dataframe as dd
 
-    _require_dask_cudf()
     client, parts, P = graph.client, graph.partitions, graph.npartitions
     lag = LAG if lag is None else int(lag)
     errors = _dask_errors()
     readers = _readers(graph)
     sent = []
-    info = RunInfo(variant=dict(variant, npartitions=P, bytes_exchanged=sent))
+    info = RunInfo(variant=dict(variant, npartitions=P, bytes_exchanged=sent,
+                                transport="tasks"))
     stage = "the start"
     began = time.perf_counter()
     try:
@@ -190,6 +207,228 @@ def iterate(graph, name, start, step, reduce, frame, given, *, max_iter, variant
         meta = client.submit(_meta, frames[0]).result()
     except errors as e:
         raise _fail(name, stage, e) from e
+    return dd.from_delayed(frames, meta=meta, verify_meta=False), info
+
+
+#: The transports of :func:`iterate`: ``tasks`` (Dask tasks each iteration), ``dask``
+#: (resident tasks, rows over the workers' Dask connections), ``nccl`` (resident tasks, rows
+#: GPU to GPU through NCCL).
+TRANSPORTS = ("tasks", "dask", "nccl")
+
+#: Seconds between the client's looks at a resident run (failures, progress).
+WATCH_INTERVAL = 0.1
+
+
+def nccl_available() -> bool:
+    """True on GPUs where CuPy's NCCL bindings load."""
+    if device.BACKEND != "gpu":
+        return False
+    try:
+        from cupy.cuda import nccl
+    except ImportError:
+        return False
+    return bool(getattr(nccl, "available", True))
+
+
+def default_transport() -> str:
+    """``"nccl"`` where :func:`nccl_available`, else ``"dask"``."""
+    return "nccl" if nccl_available() else "dask"
+
+
+def check_transport(transport):
+    """``transport`` checked (None: :func:`default_transport`)."""
+    if transport is None:
+        return default_transport()
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {TRANSPORTS} or None, got {transport!r}")
+    if transport == "nccl" and not nccl_available():
+        raise ValueError("transport='nccl' needs GPUs and CuPy's NCCL bindings "
+                         "(cupy.cuda.nccl; pip install nvidia-nccl-cu13); use 'dask'")
+    return transport
+
+
+_PROGRESS: dict = {}  # run id -> last iteration ended, on the workers
+
+
+def _resident(run, rank, spec, members, parts, given, start, step, reduce, max_iter, rank_of):
+    """A resident run's task on worker ``rank``: its partitions (``members``) from ``start`` to
+    the stop, exchanging with the other workers through ``spec`` (``("dask", addresses)`` or
+    ``("nccl", key)``).  Every worker reduces every partition's partials itself, so all stop
+    at the same iteration.  Returns the final states and the run's counts."""
+    kind, arg = spec
+    link = (exchange.DaskTransport(run, rank, arg) if kind == "dask"
+            else exchange.NcclTransport(run, rank, arg))
+    try:
+        states = [start(part, g) for part, g in zip(parts, given)]
+        it, sent = 0, []
+        while True:
+            outgoing, local = {}, {}
+            for q, state in zip(members, states):
+                for p, payload in state.outbox.items():
+                    r = rank_of[p]
+                    (local if r == rank else outgoing.setdefault(r, {}))[(q, p)] = payload
+            link.post(it, {q: s.partial for q, s in zip(members, states)}, outgoing)
+            partials = [None] * len(rank_of)
+            for meta in link.metas(it):
+                for q, partial in meta.items():
+                    partials[q] = partial
+            shared, done = reduce(partials)
+            sent.append(sum(pt["sent"] for pt in partials))
+            _PROGRESS[run] = it
+            if done or it == max_iter:
+                break
+            it += 1
+            inboxes = {p: {} for p in members}
+            for (q, p), payload in local.items():
+                inboxes[p][q] = payload
+            for box in link.rows(it - 1).values():
+                for (q, p), payload in box.items():
+                    inboxes[p][q] = payload
+            states = [step(part, state, shared, inboxes[p])
+                      for p, part, state in zip(members, parts, states)]
+        return dict(states=dict(zip(members, states)), iterations=it, converged=bool(done),
+                    sent=sent)
+    finally:
+        link.close()
+        _PROGRESS.pop(run, None)
+
+
+def _summary(result):
+    return {k: v for k, v in result.items() if k != "states"}
+
+
+def _frame_of(frame, part, result, p):
+    return frame(part, result["states"][p])
+
+
+def _progress_of(run):
+    return _PROGRESS.get(run)
+
+
+def _placement(graph):
+    """The workers holding the partitions (``addresses``, one rank each) and each partition's
+    rank: the worker it was built on while that still holds it (Dask may have copied it to
+    others)."""
+    who = graph.client.who_has(graph.partitions)
+    addresses, rank_of = [], []
+    for p, f in enumerate(graph.partitions):
+        holders = sorted(who.get(f.key, ()))
+        if not holders:
+            raise RuntimeError(f"partition {p} of the graph is on no worker (lost); build the "
+                               "graph again")
+        at = graph.homes[p] if graph.homes[p] in holders else holders[0]
+        if at not in addresses:
+            addresses.append(at)
+        rank_of.append(addresses.index(at))
+    return addresses, rank_of
+
+
+def _client_lock(client):
+    """One resident run at a time from a client: each holds a thread of every worker it uses
+    (and an NCCL communicator) for the whole run."""
+    lock = getattr(client, "_onyx_resident_lock", None)
+    if lock is None:
+        lock = client._onyx_resident_lock = threading.Lock()
+    return lock
+
+
+def _nccl_key(client, addresses):
+    """The NCCL communicator key of these workers, made once per set of workers."""
+    keys = getattr(client, "_onyx_nccl_keys", None)
+    if keys is None:
+        keys = client._onyx_nccl_keys = {}
+    if tuple(addresses) not in keys:
+        keys[tuple(addresses)] = client.submit(exchange.nccl_key, addresses, pure=False,
+                                               workers=[addresses[0]]).result()
+    return keys[tuple(addresses)]
+
+
+def _stop(client, run, addresses, why):
+    """Abort run ``run`` on those of ``addresses`` still in the cluster."""
+    alive = set(client.nthreads())
+    survivors = [a for a in addresses if a in alive]
+    if survivors:
+        client.run(exchange.abort, run, why, workers=survivors)
+    keys = getattr(client, "_onyx_nccl_keys", None)
+    if keys is not None:
+        keys.pop(tuple(addresses), None)  # aborted communicators are gone
+
+
+def _watch(client, run, name, futures, addresses, progress, began):
+    """Wait for a resident run's tasks; on a failed task or a lost worker abort the others and
+    raise (the task's own exception, or a ``RuntimeError`` naming the algorithm)."""
+    from distributed import wait
+
+    seen = -1
+    while True:
+        try:
+            wait([f for f in futures if not f.done()], timeout=WATCH_INTERVAL,
+                 return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            pass
+        failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
+        if not failed and all(f.status == "finished" for f in futures):
+            return
+        alive = set(client.nthreads())
+        lost = [a for a in addresses if a not in alive]
+        if failed or lost:
+            _stop(client, run, addresses, f"{name}: stopped (another worker failed)")
+            client.cancel(futures)
+        if lost:
+            raise RuntimeError(f"{name}: worker(s) {lost} left the cluster mid-run; no result "
+                               "is returned (build the graph again: its partitions there are "
+                               "gone)")
+        if failed:
+            where = addresses[futures.index(failed[0])]
+            if failed[0].status != "error":
+                raise RuntimeError(f"{name}: the run's task on {where} was {failed[0].status}; "
+                                   "no result is returned")
+            error = failed[0].exception()
+            if isinstance(error, (exchange.RunAborted, TimeoutError) + _dask_errors()):
+                raise _fail(name, f"a resident run (on {where})", error) from error
+            raise error
+        if progress is not None:
+            it = client.run(_progress_of, run, workers=[addresses[0]]).get(addresses[0])
+            if it is not None and it > seen and it > 0:
+                seen = it
+                progress(it, time.perf_counter() - began)
+
+
+def _iterate_resident(graph, name, start, step, reduce, frame, given, *, max_iter, variant,
+                      progress, transport):
+    """:func:`iterate` with one resident task per worker for the whole run (its partitions'
+    states stay on its GPU between iterations) and the rows moved by ``transport``."""
+    import dask.dataframe as dd
+
+    client, parts, P = graph.client, graph.partitions, graph.npartitions
+    run = f"onyx-{name}-{uuid.uuid4().hex}"
+    began = time.perf_counter()
+    with _client_lock(client):
+        addresses, rank_of = _placement(graph)
+        R = len(addresses)
+        if transport == "nccl" and R > 1:
+            spec = ("nccl", _nccl_key(client, addresses))
+        else:
+            client.run(exchange.install, workers=addresses)
+            spec = ("dask", addresses)
+        members = [[p for p in range(P) if rank_of[p] == r] for r in range(R)]
+        futures = [client.submit(_resident, run, r, spec, members[r],
+                                 [parts[p] for p in members[r]],
+                                 [given[p] for p in members[r]], start, step, reduce,
+                                 max_iter, rank_of, key=f"{run}-rank{r}",
+                                 workers=[addresses[r]], allow_other_workers=False)
+                   for r in range(R)]
+        _watch(client, run, name, futures, addresses, progress, began)
+    summary = client.submit(_summary, futures[0], workers=[addresses[0]]).result()
+    info = RunInfo(variant=dict(variant, npartitions=P, bytes_exchanged=summary["sent"],
+                                transport=spec[0] if R > 1 else "local"))
+    info.iterations, info.converged = summary["iterations"], summary["converged"]
+    frames = [client.submit(_frame_of, frame, parts[p], futures[rank_of[p]], p,
+                            workers=[addresses[rank_of[p]]]) for p in range(P)]
+    try:
+        meta = client.submit(_meta, frames[0]).result()
+    except _dask_errors() as e:
+        raise _fail(name, "the result frame", e) from e
     return dd.from_delayed(frames, meta=meta, verify_meta=False), info
 
 
