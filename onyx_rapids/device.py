@@ -6,7 +6,9 @@ The choice is made once, at import:
   loudly if none is usable;
 * ``ONYX_RAPIDS_BACKEND=simulator`` (or ``NUMBA_ENABLE_CUDASIM=1``) forces the Numba CUDA
   simulator (NumPy arrays, kernels run as Python threads);
-* otherwise (``auto``) the GPU is used when CuPy imports and sees a device, else the simulator.
+* otherwise (``auto``) the GPU is used when CuPy imports and a device is there (counted by NVML
+  where ``pynvml`` is installed, so that importing initializes no CUDA; else by CuPy), else the
+  simulator.
 
 Everything else in the package reads :data:`BACKEND`, :data:`xp` and the helpers below, so that
 the same kernels and algorithms run on both.  Under the simulator the warp intrinsics that the
@@ -25,11 +27,43 @@ _ENV = "ONYX_RAPIDS_BACKEND"
 _CHOICES = ("auto", "gpu", "simulator")
 
 
+def _nvml_gpu_count() -> int | None:
+    """The GPUs this process may use, from NVML (the driver's management library) and
+    ``CUDA_VISIBLE_DEVICES``, without initializing CUDA, or None where NVML is not installed or
+    fails.  Importing the package must not initialize CUDA: a process that imports it before it
+    picks its GPU (a dask-cuda worker sets ``CUDA_VISIBLE_DEVICES`` after its parent's main
+    module is imported again in it) would otherwise be bound to every GPU and use the first."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+        try:
+            count = int(pynvml.nvmlDeviceGetCount())
+        finally:
+            pynvml.nvmlShutdown()
+    except Exception:
+        return None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        entries = [v for v in visible.split(",") if v.strip()]
+        if not entries or entries[0].strip() == "-1":
+            return 0
+        count = min(count, len(entries))
+    return count
+
+
 def _gpu_usable() -> tuple[bool, str]:
     try:
         import cupy
     except Exception as e:  # ImportError, or a broken CUDA install
         return False, f"CuPy not importable ({type(e).__name__}: {e})"
+    count = _nvml_gpu_count()
+    if count is not None:
+        if count < 1:
+            return False, "NVML reports no usable GPU"
+        return True, f"{count} GPU(s) (NVML)"
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:

@@ -293,3 +293,29 @@ def test_a_worker_lost_mid_run_raises_or_recomputes(transport):
         cluster = client.cluster
         client.close(timeout=10)
         cluster.close(timeout=10)
+
+
+def test_the_gpu_count_at_import_initializes_no_cuda(monkeypatch):
+    """Importing the package counts GPUs through NVML where pynvml is installed (a dask-cuda
+    worker imports its parent's main module, and so the package, before it picks its GPU with
+    CUDA_VISIBLE_DEVICES: a CUDA call then would bind it to every GPU)."""
+    import types
+
+    calls = []
+    fake = types.SimpleNamespace(nvmlInit=lambda: calls.append("init"),
+                                 nvmlDeviceGetCount=lambda: 4,
+                                 nvmlShutdown=lambda: calls.append("shutdown"))
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert device._nvml_gpu_count() == 4 and calls == ["init", "shutdown"]
+    for visible, count in (("1", 1), ("0,2", 2), ("", 0), ("-1", 0), ("0,1,2,3,4,5", 4)):
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+        assert device._nvml_gpu_count() == count, visible
+
+    def broken():
+        raise RuntimeError("NVML Shared Library Not Found")
+
+    monkeypatch.setattr(fake, "nvmlInit", broken)
+    assert device._nvml_gpu_count() is None
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # not installed: import fails
+    assert device._nvml_gpu_count() is None

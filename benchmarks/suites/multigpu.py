@@ -165,6 +165,9 @@ def _measure_algorithm(run, graph, name, case, g, built, workers, mine, theirs, 
             row["params"] = {"partitions": P, "workers": workers,
                              "transport": info.transport, "iterations": info.iterations,
                              "bytes_per_iteration": float(np.mean(moved)) if moved else 0.0}
+            if getattr(info, "seconds", None):  # resident runs: where the time went (ms)
+                row["params"]["phase_ms"] = {k: round(1e3 * v, 2)
+                                             for k, v in info.seconds.items()}
             if ref is not None:
                 have = _pandas(out)
                 kind, tol, columns = metric

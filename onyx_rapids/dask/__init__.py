@@ -59,7 +59,7 @@ def local_cluster(n_workers: int | None = None, **kwargs):
                               "'onyx_rapids[dask-cu13]'") from e
         if n_workers is not None:
             kwargs.setdefault("CUDA_VISIBLE_DEVICES", list(range(int(n_workers))))
-        return Client(LocalCUDACluster(**kwargs))
+        return _ready(Client(LocalCUDACluster(**kwargs)))
     import dask
     from distributed import LocalCluster
 
@@ -67,5 +67,11 @@ def local_cluster(n_workers: int | None = None, **kwargs):
     # The simulator runs a thread per GPU thread; Dask's statistical profiler, sampling every
     # thread's stack each 10 ms, then starves the workers' event loops (heartbeats missed)
     with dask.config.set({"distributed.worker.profile.enabled": False}):
-        return Client(LocalCluster(n_workers=2 if n_workers is None else int(n_workers),
-                                   processes=True, **kwargs))
+        return _ready(Client(LocalCluster(n_workers=2 if n_workers is None else int(n_workers),
+                                          processes=True, **kwargs)))
+
+
+def _ready(client):
+    """``client`` once the scheduler knows every worker of its cluster."""
+    client.wait_for_workers(len(client.cluster.workers))
+    return client

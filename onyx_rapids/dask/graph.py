@@ -194,7 +194,7 @@ def _client(client):
 
 def _npartitions(client, npartitions):
     if npartitions is None:
-        return max(1, len(client.scheduler_info()["workers"]))
+        return max(1, len(client.nthreads()))
     if isinstance(npartitions, bool) or not isinstance(npartitions, (int, np.integer)) \
             or npartitions < 1:
         raise ValueError(f"npartitions must be a positive integer, got {npartitions!r}")
@@ -215,7 +215,7 @@ def _frame_futures(client, df, columns):
         if not io.is_frame(df):
             raise ValueError(f"df: a Dask, dask-cuDF, pandas or cuDF DataFrame, got "
                              f"{type(df).__name__}")
-        workers = max(1, len(client.scheduler_info()["workers"]))
+        workers = max(1, len(client.nthreads()))
         df = dd.from_pandas(df, npartitions=min(workers, max(1, len(df))), sort=False)
     missing = [c for c in columns if c not in df.columns]
     if missing:
@@ -254,7 +254,7 @@ def _build(client, frames, source, destination, weights, *, directed, multigraph
     for p in range(npartitions):
         pieces = [submit(operator.getitem, s, p) for s in split]
         parts.append(submit(_partition, p, cuts, names, weights, multigraph, *pieces,
-                            workers=home[p], allow_other_workers=True))
+                            workers=home[p], allow_other_workers=False))
     parts = _exchange_ghosts(client, parts, home)
     m = sum(client.gather([submit(_edges, part) for part in parts]))
     graph = Graph(client, vertices if original is None else original, cuts, parts, m=m,
@@ -275,8 +275,9 @@ def _cuts(hist, n, P):
 
 def _homes(client, P):
     """Partition p's worker (a one-address list): the workers in turn, so P partitions on W
-    workers put ceil(P / W) on none and every worker to use."""
-    workers = sorted(client.scheduler_info()["workers"])
+    workers put ceil(P / W) on none and every worker to use.  The build's tasks are held to
+    them (Dask would otherwise run a partition where its inputs lie, all on one worker)."""
+    workers = sorted(client.nthreads())
     return [[workers[p % len(workers)]] if workers else None for p in range(P)]
 
 
@@ -287,7 +288,7 @@ def _exchange_ghosts(client, parts, home):
     P = len(parts)
 
     def submit(fn, *args, at):
-        return client.submit(fn, *args, workers=home[at], allow_other_workers=True)
+        return client.submit(fn, *args, workers=home[at], allow_other_workers=False)
 
     asks = [[submit(_ask, parts[p], q, at=p) for q in range(P)] for p in range(P)]
     parts = [submit(_with_sends, parts[q], {p: asks[p][q] for p in range(P) if p != q}, at=q)

@@ -250,18 +250,23 @@ def check_transport(transport):
 _PROGRESS: dict = {}  # run id -> last iteration ended, on the workers
 
 
-def _resident(run, rank, spec, members, parts, given, start, step, reduce, max_iter, rank_of):
+def _resident(run, rank, spec, members, parts, given, start, step, reduce, frame, max_iter,
+              rank_of):
     """A resident run's task on worker ``rank``: its partitions (``members``) from ``start`` to
     the stop, exchanging with the other workers through ``spec`` (``("dask", addresses)`` or
     ``("nccl", key)``).  Every worker reduces every partition's partials itself, so all stop
-    at the same iteration.  Returns the final states and the run's counts."""
+    at the same iteration.  Returns its partitions' result frames and the run's counts."""
     kind, arg = spec
     link = (exchange.DaskTransport(run, rank, arg) if kind == "dask"
             else exchange.NcclTransport(run, rank, arg))
+    clock = {"start": 0.0, "steps": 0.0, "exchange": 0.0}
     try:
+        t = time.perf_counter()
         states = [start(part, g) for part, g in zip(parts, given)]
+        clock["start"] = time.perf_counter() - t
         it, sent = 0, []
         while True:
+            t = time.perf_counter()
             outgoing, local = {}, {}
             for q, state in zip(members, states):
                 for p, payload in state.outbox.items():
@@ -276,6 +281,7 @@ def _resident(run, rank, spec, members, parts, given, start, step, reduce, max_i
             sent.append(sum(pt["sent"] for pt in partials))
             _PROGRESS[run] = it
             if done or it == max_iter:
+                clock["exchange"] += time.perf_counter() - t
                 break
             it += 1
             inboxes = {p: {} for p in members}
@@ -284,21 +290,30 @@ def _resident(run, rank, spec, members, parts, given, start, step, reduce, max_i
             for box in link.rows(it - 1).values():
                 for (q, p), payload in box.items():
                     inboxes[p][q] = payload
+            u = time.perf_counter()
+            clock["exchange"] += u - t
             states = [step(part, state, shared, inboxes[p])
                       for p, part, state in zip(members, parts, states)]
-        return dict(states=dict(zip(members, states)), iterations=it, converged=bool(done),
-                    sent=sent)
+            clock["steps"] += time.perf_counter() - u
+        t = time.perf_counter()
+        frames = {p: frame(part, state) for p, part, state in zip(members, parts, states)}
+        clock["frames"] = time.perf_counter() - t
+        return dict(frames=frames, iterations=it, converged=bool(done), sent=sent,
+                    seconds=clock)
     finally:
         link.close()
         _PROGRESS.pop(run, None)
 
 
 def _summary(result):
-    return {k: v for k, v in result.items() if k != "states"}
+    """The run's counts and an empty frame of the result's columns (its ``meta``)."""
+    summary = {k: v for k, v in result.items() if k != "frames"}
+    summary["meta"] = _meta(next(iter(result["frames"].values())))
+    return summary
 
 
-def _frame_of(frame, part, result, p):
-    return frame(part, result["states"][p])
+def _frame_of(result, p):
+    return result["frames"][p]
 
 
 def _progress_of(run):
@@ -403,6 +418,7 @@ def _iterate_resident(graph, name, start, step, reduce, frame, given, *, max_ite
     client, parts, P = graph.client, graph.partitions, graph.npartitions
     run = f"onyx-{name}-{uuid.uuid4().hex}"
     began = time.perf_counter()
+    seconds = {}
     with _client_lock(client):
         addresses, rank_of = _placement(graph)
         R = len(addresses)
@@ -415,20 +431,24 @@ def _iterate_resident(graph, name, start, step, reduce, frame, given, *, max_ite
         futures = [client.submit(_resident, run, r, spec, members[r],
                                  [parts[p] for p in members[r]],
                                  [given[p] for p in members[r]], start, step, reduce,
-                                 max_iter, rank_of, key=f"{run}-rank{r}",
+                                 frame, max_iter, rank_of, key=f"{run}-rank{r}",
                                  workers=[addresses[r]], allow_other_workers=False)
                    for r in range(R)]
+        seconds["submit"] = time.perf_counter() - began
         _watch(client, run, name, futures, addresses, progress, began)
-    summary = client.submit(_summary, futures[0], workers=[addresses[0]]).result()
-    info = RunInfo(variant=dict(variant, npartitions=P, bytes_exchanged=summary["sent"],
-                                transport=spec[0] if R > 1 else "local"))
-    info.iterations, info.converged = summary["iterations"], summary["converged"]
-    frames = [client.submit(_frame_of, frame, parts[p], futures[rank_of[p]], p,
-                            workers=[addresses[rank_of[p]]]) for p in range(P)]
+        seconds["run"] = time.perf_counter() - began - seconds["submit"]
+    frames = [client.submit(_frame_of, futures[rank_of[p]], p, workers=[addresses[rank_of[p]]])
+              for p in range(P)]
     try:
-        meta = client.submit(_meta, frames[0]).result()
+        summary = client.submit(_summary, futures[0], workers=[addresses[0]]).result()
     except _dask_errors() as e:
         raise _fail(name, "the result frame", e) from e
+    meta = summary["meta"]
+    seconds["collect"] = time.perf_counter() - began - seconds["submit"] - seconds["run"]
+    seconds.update({f"worker_{k}": v for k, v in summary["seconds"].items()})
+    info = RunInfo(variant=dict(variant, npartitions=P, bytes_exchanged=summary["sent"],
+                                transport=spec[0] if R > 1 else "local", seconds=seconds))
+    info.iterations, info.converged = summary["iterations"], summary["converged"]
     return dd.from_delayed(frames, meta=meta, verify_meta=False), info
 
 
