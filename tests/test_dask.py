@@ -117,6 +117,12 @@ def test_label_and_feature_propagation_equal_the_single_gpu_runs(client, P):
         expect = _by_vertex(onyx.label_propagation(ref, seeds, k=2, tol=1e-9, max_iter=10))
     _close(ours, expect, ["lp_0", "lp_1"], atol=1e-5)
     assert ours["label"].tolist() == expect["label"].tolist()
+    if P == 2:  # the same seeds as a full n x k lp^0 array (its rows scattered to the owners)
+        lp0 = np.full((g.n, 2), 0.5, dtype=np.float32)
+        lp0[np.searchsorted(g.vertices, [0, 7])] = [[1, 0], [0, 1]]
+        with pytest.warns(RuntimeWarning):
+            rows = odask.label_propagation(g, lp0, k=2, tol=1e-9, max_iter=10)
+        _close(rows, ours, ["lp_0", "lp_1"], atol=0)
     features = np.random.default_rng(P).random((ref.n, 3), dtype=np.float32)
     ours = odask.feature_propagation(g, features, iterations=4)
     expect = onyx.feature_propagation(ref, features, iterations=4)

@@ -21,6 +21,8 @@ iteration): ms per call, params ms per iteration; checked: every vertex's counte
 iteration count.  It is Dask's cost, so it means the same under
 the simulator.
 
+``ONYX_BENCH_DASK_TRANSPORTS`` (comma-separated) limits the transports measured.
+
 Strong scaling is a graph's rows side by side; weak scaling compares a graph on one GPU with
 a graph of twice the edges on two (the notes in results/README.md pair them).
 """
@@ -178,9 +180,22 @@ def _measure_algorithm(run, graph, name, case, g, built, workers, mine, theirs, 
 
 
 def _transports():
+    """The transports measured: every one this machine runs, or those listed in
+    ``ONYX_BENCH_DASK_TRANSPORTS`` (comma-separated; e.g. ``nccl`` alone for large graphs,
+    where the tasks and Dask-connection rows cost minutes)."""
+    import os
+
     from onyx_rapids.dask import run as driver
 
-    return ("tasks", "dask") + (("nccl",) if driver.nccl_available() else ())
+    every = ("tasks", "dask") + (("nccl",) if driver.nccl_available() else ())
+    wanted = os.environ.get("ONYX_BENCH_DASK_TRANSPORTS", "").strip()
+    if not wanted:
+        return every
+    chosen = tuple(t.strip() for t in wanted.split(",") if t.strip())
+    unknown = [t for t in chosen if t not in every]
+    if unknown:
+        raise ValueError(f"ONYX_BENCH_DASK_TRANSPORTS: {unknown} not among {every}")
+    return chosen
 
 
 def _variants(built, modes):
@@ -224,9 +239,12 @@ def _measure_driver(run, graph, dg, workers):
     from onyx_rapids.dask import run as driver
 
     case = f"{DRIVER_ITERATIONS} iterations, no kernel, P={dg.npartitions}"
-    first = driver.default_transport()
-    ways = [(first, None)] + [(t, None) for t in _transports() if t not in ("tasks", first)]
-    ways += [("tasks", lag) for lag in DRIVER_LAGS]
+    chosen = _transports()
+    first = driver.default_transport() if driver.default_transport() in chosen else chosen[0]
+    ways = [(t, None) for t in (first,) + chosen if t != "tasks"]
+    ways = list(dict.fromkeys(ways))
+    if "tasks" in chosen:
+        ways += [("tasks", lag) for lag in DRIVER_LAGS]
     for transport, lag in ways:
         label = transport if lag is None else f"tasks lag {lag}"
         row = run.row(graph, "driver", case, label, "ours",

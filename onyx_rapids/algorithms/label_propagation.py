@@ -59,12 +59,17 @@ def _initial_labels(g, labels, k):
     return lp0, labelled_rows(lp0, k), lp0.shape[1] // k
 
 
-def one_hot_labels(xp, n, ids, classes, k):
-    """lp^0 (n x P*k float32: one-hot rows for ``ids`` with ``classes`` (len(ids) x P, in
-    [0, k)), 1/k elsewhere) and the labelled mask, as ``xp`` (NumPy or CuPy) arrays."""
+def check_classes(classes, k):
+    """Refuse label classes outside [0, k)."""
     if classes.size and (int(classes.min()) < 0 or int(classes.max()) >= k):
         raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
                          f"{int(classes.min())} to {int(classes.max())}")
+
+
+def one_hot_labels(xp, n, ids, classes, k):
+    """lp^0 (n x P*k float32: one-hot rows for ``ids`` with ``classes`` (len(ids) x P, in
+    [0, k)), 1/k elsewhere) and the labelled mask, as ``xp`` (NumPy or CuPy) arrays."""
+    check_classes(classes, k)
     P = classes.shape[1]
     lp0 = xp.full((n, P * k), 1.0 / k, dtype=np.float32)
     lp0[ids] = 0.0

@@ -199,7 +199,14 @@ def _finish(name, frame, info, return_info):
 
 def _lp_start(part, given):
     xp, g = device.xp, part.graph
-    lp0_own, labelled_own = given["lp0"], given["labelled"]
+    if "pairs" in given:  # (ids, classes) of the labelled vertices: this range's rows built here
+        ids, classes = given["pairs"]
+        own = (ids >= part.lo) & (ids < part.hi)
+        lp0_own, labelled_own = _lp.one_hot_labels(
+            xp, part.n_own, device.asarray(ids[own] - part.lo),
+            device.asarray(classes[own]), given["k"])
+    else:
+        lp0_own, labelled_own = given["lp0"], given["labelled"]
     K = lp0_own.shape[1]
     lp0 = props.vertex_property(g, K)
     lp0[:part.n_own] = device.asarray(lp0_own)
@@ -268,10 +275,13 @@ def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_it
     check_common(tol, max_iter, alpha)
     lp0, labelled, P = _initial_labels(graph, labels, k)
     weights = _lp_weights(graph, weight, P)
-    lp_slices, mask_slices = slices(graph, lp0), slices(graph, labelled)
     base = dict(k=int(k), alpha=float(alpha), clamp=bool(clamp), tol=float(tol),
                 weights=weights, change_driven=bool(change_driven), partitions=P)
-    given = [dict(base, lp0=a, labelled=b) for a, b in zip(lp_slices, mask_slices)]
+    if lp0 is None:  # a frame: only the labelled (id, classes) pairs travel
+        given = [dict(base, pairs=labelled)] * graph.npartitions
+    else:
+        lp_slices, mask_slices = slices(graph, lp0), slices(graph, labelled)
+        given = [dict(base, lp0=a, labelled=b) for a, b in zip(lp_slices, mask_slices)]
     frame, info = iterate(graph, "label_propagation", _lp_start, _lp_step,
                           _lp_reduce(tol), _lp_frame, given, max_iter=max_iter,
                           variant=dict(change_driven=bool(change_driven)), progress=progress,
@@ -280,8 +290,9 @@ def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_it
 
 
 def _initial_labels(graph, labels, k):
-    """lp^0 (n x P*k, host) and the labelled mask, as the single-GPU label_propagation reads
-    them."""
+    """``(None, (ids, classes), P)`` for a frame of labelled vertices (internal ids, classes
+    len(ids) x P), else lp^0 (n x P*k, host) and the labelled mask, as the single-GPU
+    label_propagation reads them."""
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
     n = graph.n
@@ -296,8 +307,8 @@ def _initial_labels(graph, labels, k):
         classes = np.stack([frame[c].to_numpy() for c in names], axis=1)
         if classes.dtype.kind not in "iu":
             raise ValueError(f"labels must be integer classes, got dtype {classes.dtype}")
-        lp0, labelled = _lp.one_hot_labels(np, n, ids, classes, k)
-        return lp0, labelled, len(names)
+        _lp.check_classes(classes, k)
+        return None, (ids.astype(np.int64), classes.astype(np.int64)), len(names)
     lp0 = np.asarray(device.to_host(labels), dtype=np.float32)
     if lp0.ndim != 2 or lp0.shape[0] != n or lp0.shape[1] % k:
         raise ValueError(f"labels: an n x P*k array needs {n} rows and a multiple of k={k} "
