@@ -325,3 +325,47 @@ def test_the_gpu_count_at_import_initializes_no_cuda(monkeypatch):
     assert device._nvml_gpu_count() is None
     monkeypatch.setitem(sys.modules, "pynvml", None)  # not installed: import fails
     assert device._nvml_gpu_count() is None
+
+
+def test_nccl_host_objects_travel_in_one_slot_and_the_slot_grows_alike():
+    """NcclTransport.metas on two ranks with a fake all-gather (threads): small objects in
+    one fixed slot, a larger one in a second gather that widens every rank's slot alike."""
+    import threading
+
+    from onyx_rapids.dask import exchange
+
+    barrier, board, gathers = threading.Barrier(2), {}, []
+
+    class Fake(exchange.NcclTransport):
+        def __init__(self, rank):
+            self.rank, self.size, self._slot = rank, 2, 4096
+
+        def _all_gather(self, host):
+            board[self.rank] = host.copy()
+            barrier.wait()
+            out = np.stack([board[0], board[1]])
+            barrier.wait()
+            gathers.append((self.rank, host.shape[0]))
+            return out
+
+    ranks, got = [Fake(0), Fake(1)], {}
+
+    def run(t):
+        for it, size in enumerate((10, 6000, 20)):
+            meta = {"rank": t.rank, "pad": "x" * (size if t.rank == 1 else 3)}
+            t.post(it, meta, {})
+            got[(t.rank, it)] = (t.metas(it), t._slot)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in ranks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    for it, size in enumerate((10, 6000, 20)):
+        for r in (0, 1):
+            metas, slot = got[(r, it)]
+            assert [m["rank"] for m in metas] == [0, 1]
+            assert len(metas[1]["pad"]) == size and metas[0]["pad"] == "xxx"
+    assert got[(0, 1)][1] == got[(1, 1)][1] == 8192  # both widened on the 6000-byte object
+    sizes = [n for r, n in gathers if r == 0]  # one gather, two (slot, then widest), one
+    assert sizes[:2] == [4096, 4096] and 6000 < sizes[2] < 8192 and sizes[3:] == [8192]

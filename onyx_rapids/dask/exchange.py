@@ -195,6 +195,7 @@ class NcclTransport:
                 _COMMS[key] = comm
         self.comm = comm
         self._got = None
+        self._slot = 4096  # bytes each rank all-gathers for its host object (grows alike)
 
     def _stream(self):
         return device.xp.cuda.get_current_stream().ptr
@@ -207,19 +208,34 @@ class NcclTransport:
             self._send[d] = arrays
         self._blob = pickle.dumps((meta, skeletons), protocol=pickle.HIGHEST_PROTOCOL)
 
+    def _all_gather(self, host):
+        """Every rank's ``host`` bytes (a NumPy uint8 array, the same length on all ranks)."""
+        xp, nccl = device.xp, self.nccl
+        mine = xp.asarray(host)
+        every = xp.empty(self.size * host.shape[0], dtype=np.uint8)
+        self.comm.allGather(mine.data.ptr, every.data.ptr, host.shape[0], nccl.NCCL_UINT8,
+                            self._stream())
+        return every.get().reshape(self.size, host.shape[0])
+
     def metas(self, it):
-        xp, nccl, stream = device.xp, self.nccl, self._stream()
-        size = xp.array([len(self._blob)], dtype=np.int64)
-        sizes = xp.empty(self.size, dtype=np.int64)
-        self.comm.allGather(size.data.ptr, sizes.data.ptr, 1, nccl.NCCL_INT64, stream)
-        sizes = sizes.get()
+        """One all-gather of a fixed slot (8 bytes of length, then the pickled object) in the
+        common case; where some rank's object outgrows the slot, a second of the largest size,
+        and every rank widens its slot alike (they all see the same lengths)."""
+        blob, slot = self._blob, self._slot
+        mine = np.zeros(slot, dtype=np.uint8)
+        mine[:8] = np.frombuffer(np.int64(len(blob)).tobytes(), dtype=np.uint8)
+        if len(blob) <= slot - 8:
+            mine[8:8 + len(blob)] = np.frombuffer(blob, dtype=np.uint8)
+        every = self._all_gather(mine)
+        sizes = every[:, :8].copy().view(np.int64)[:, 0]
         width = int(sizes.max())
-        mine = xp.zeros(width, dtype=np.uint8)
-        mine[:len(self._blob)] = xp.asarray(np.frombuffer(self._blob, dtype=np.uint8))
-        every = xp.empty(self.size * width, dtype=np.uint8)
-        self.comm.allGather(mine.data.ptr, every.data.ptr, width, nccl.NCCL_UINT8, stream)
-        every = every.get()
-        self._got = [pickle.loads(every[r * width:r * width + int(sizes[r])].tobytes())
+        if width > slot - 8:
+            padded = np.zeros(width, dtype=np.uint8)
+            padded[:len(blob)] = np.frombuffer(blob, dtype=np.uint8)
+            every = np.concatenate([np.zeros((self.size, 8), np.uint8),
+                                    self._all_gather(padded)], axis=1)
+            self._slot = 1 << int(width + 8 - 1).bit_length()
+        self._got = [pickle.loads(every[r, 8:8 + int(sizes[r])].tobytes())
                      for r in range(self.size)]
         return [meta for meta, _ in self._got]
 

@@ -1,5 +1,4 @@
-"""The iteration driver of the distributed algorithms: one Dask task per partition and
-iteration, the boundary rows moving between them as task results.
+"""The iteration driver of the distributed algorithms.
 
 A run is four functions of the algorithm (module-level, so they travel by name):
 
@@ -8,20 +7,31 @@ A run is four functions of the algorithm (module-level, so they travel by name):
 * ``step(part, state, shared, inbox) -> State``: one iteration: the ghost rows the owners sent
   (``inbox``, ``{q: payload}``) go into the partition's copy, then the single-GPU operators
   run on the partition's local graph;
-* ``reduce(partials) -> (shared, done)`` on the client: the global sums an iteration needs
-  (PageRank's dangling mass, the stop test), from each partition's small ``partial``;
+* ``reduce(partials) -> (shared, done)``: the global sums an iteration needs (PageRank's
+  dangling mass, the stop test), from each partition's small ``partial``;
 * ``frame(part, state)``: the partition's rows of the result frame.
 
 A state's ``outbox`` maps each partition that keeps some of its rows as ghosts to what it
 sends: every row (bulk) or ``(positions, rows)`` of the rows that moved (change-driven; see
-:func:`outbox`).  Each payload is a task result of its own, so Dask moves it from the owner's
-worker to the reader's (over the workers' own transport: TCP, or UCX between GPUs), never
-through the client; the client gathers only the partials, once an iteration.  Tasks are pure
-(a step copies what it changes): when a worker is lost mid-run, Dask recomputes what it still
-can from the lineage, and where a result is gone for good (a state whose inputs were released,
-data scattered from the client) the run raises a ``RuntimeError`` naming the algorithm and
-iteration and returns no frame; start it again (on a rebuilt graph if its partitions were
-lost).
+:func:`outbox`).
+
+:func:`iterate` runs them one of two ways (``transport``):
+
+* **resident** (``"nccl"``, ``"dask"``; the default): one task per worker holds its partitions
+  for the whole run (:func:`_resident`); every iteration the workers exchange their partials
+  and ghost rows directly (:mod:`onyx_rapids.dask.exchange`: GPU to GPU through NCCL, or over
+  the workers' own Dask connections), each reduces every partition's partials itself, and all
+  stop at the same iteration.  The client submits the tasks, watches them (a failed task or a
+  lost worker stops the others and raises a ``RuntimeError`` naming the algorithm; no frame)
+  and collects the frames and counts.  ``RunInfo.seconds``: the client's ``submit``, ``run``
+  and ``collect``, and the slowest worker's ``worker_start``, ``worker_steps``,
+  ``worker_exchange`` (which holds the wait for the slowest peer) and ``worker_frames``.
+* **tasks** (``"tasks"``): a task per partition and iteration, the ghost rows task results of
+  their own moved worker to worker by Dask, partials reduced by each next step and by the
+  client, which submits up to :data:`LAG` iterations ahead.  Tasks are pure (a step copies
+  what it changes): when a worker is lost mid-run, Dask recomputes what it still can from the
+  lineage, and where a result is gone for good the run raises a ``RuntimeError`` naming the
+  algorithm and iteration and returns no frame.
 """
 
 from __future__ import annotations
@@ -440,12 +450,14 @@ def _iterate_resident(graph, name, start, step, reduce, frame, given, *, max_ite
     frames = [client.submit(_frame_of, futures[rank_of[p]], p, workers=[addresses[rank_of[p]]])
               for p in range(P)]
     try:
-        summary = client.submit(_summary, futures[0], workers=[addresses[0]]).result()
+        summaries = client.gather([client.submit(_summary, f, workers=[a])
+                                   for f, a in zip(futures, addresses)])
     except _dask_errors() as e:
         raise _fail(name, "the result frame", e) from e
-    meta = summary["meta"]
+    summary, meta = summaries[0], summaries[0]["meta"]
     seconds["collect"] = time.perf_counter() - began - seconds["submit"] - seconds["run"]
-    seconds.update({f"worker_{k}": v for k, v in summary["seconds"].items()})
+    for k in summary["seconds"]:  # the slowest worker's
+        seconds[f"worker_{k}"] = max(s["seconds"][k] for s in summaries)
     info = RunInfo(variant=dict(variant, npartitions=P, bytes_exchanged=summary["sent"],
                                 transport=spec[0] if R > 1 else "local", seconds=seconds))
     info.iterations, info.converged = summary["iterations"], summary["converged"]
