@@ -13,7 +13,12 @@ rows of the source vertices it reads from their owners (:mod:`onyx_rapids.dask.r
 algorithms (:func:`pagerank`, :func:`personalized_pagerank`, :func:`label_propagation`,
 :func:`feature_propagation`, :func:`bfs`, :func:`weakly_connected_components`) take the
 arguments and give the columns of their single-GPU namesakes; ``return_info=True`` adds a
-:class:`~onyx_rapids.RunInfo` with ``npartitions`` and ``bytes_exchanged`` (per iteration).
+:class:`~onyx_rapids.RunInfo` with ``npartitions``, ``bytes_exchanged`` (per iteration),
+``transport`` and ``seconds`` (phases).  Each also takes ``transport=``: ``"nccl"`` (one
+resident task per GPU worker for the whole run, rows GPU to GPU through NCCL; the default on
+GPUs), ``"dask"`` (resident, rows over the workers' Dask connections; the default elsewhere)
+or ``"tasks"`` (a Dask task per partition and iteration, recomputable from Dask's lineage);
+see :mod:`onyx_rapids.dask.run`.  Resident runs from one client go one at a time.
 
 Needs ``dask[dataframe]`` and ``distributed`` (``pip install 'onyx_rapids[dask]'``), and on GPUs
 ``dask-cuda`` and ``dask-cudf`` (``'.[dask-cu13]'``); the single-GPU package never imports them.
