@@ -124,11 +124,12 @@ def _fail(name, stage, error):
 
 
 def _dask_errors():
-    from distributed.client import FutureCancelledError
+    from distributed.client import FutureCancelledError, FuturesCancelledError
     from distributed.comm.core import CommClosedError
     from distributed.scheduler import KilledWorker
 
-    return (FutureCancelledError, CommClosedError, KilledWorker, TimeoutError)
+    return (FutureCancelledError, FuturesCancelledError, CommClosedError, KilledWorker,
+            TimeoutError)
 
 
 #: Iterations the client submits ahead of the last one whose partials it has read (0: one
@@ -383,6 +384,7 @@ def _watch(client, run, name, futures, addresses, progress, began):
     """Wait for a resident run's tasks; on a failed task or a lost worker abort the others and
     raise (the task's own exception, or a ``RuntimeError`` naming the algorithm)."""
     from distributed import wait
+    from distributed.client import FutureCancelledError, FuturesCancelledError
 
     seen = -1
     while True:
@@ -391,6 +393,8 @@ def _watch(client, run, name, futures, addresses, progress, began):
                  return_when="FIRST_COMPLETED")
         except TimeoutError:
             pass
+        except (FutureCancelledError, FuturesCancelledError):
+            pass  # a task was forgotten (its worker left): the checks below say why
         failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
         if not failed and all(f.status == "finished" for f in futures):
             return
