@@ -13,15 +13,15 @@ mapping given to the operator (arrays and scalars)::
 
     @cuda.jit(device=True)
     def update(f, v, acc, rank_next, alpha, base):      # vertex function: changed?
-        rank_next[v, f] = base + alpha * acc[v, f]
-        acc[v, f] = 0.0
+        rank_next[v, f] = base + alpha * acc             # acc: the value acc[v, f]
         return True
 
     args = dict(rank=rank, inv_out_degree=inv, acc=acc, rank_next=nxt, alpha=0.85, base=0.15 / n)
     ops.edgemap(g, contribution, into="acc", args=args)              # acc[v] += sum over in-edges
-    ops.vertexmap(g, update, args=args, k=1)
-    ops.foldmap(g, [ops.Edge(contribution, "acc"), ops.Vertex(update)], args=args, k=1,
-                direction="pull")                                   # the same, one kernel
+    ops.vertexmap(g, ops.Vertex(update, aggregate="acc"), args=args, k=1)
+    ops.foldmap(g, [ops.Edge(contribution, "acc", store=False),     # the same, one kernel,
+                    ops.Vertex(update, aggregate="acc")],          # acc kept in registers
+                args=args, k=1, direction="pull")
 
 Semantics:
 
@@ -74,18 +74,73 @@ MAX_GROUP = 1024
 
 @dataclass(frozen=True)
 class Edge:
-    """An edge step: ``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))``."""
+    """An edge step: ``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))``.
+
+    ``store=False`` (pull foldmaps): the aggregate ``reduce_u fn(f, u, v, e, ...)`` is never
+    written to memory; it stays in the registers of the threads that pulled it, and the
+    vertex steps of the same kernel read it as a value (:class:`Vertex` with ``aggregate``, or
+    a :class:`Normalize` whose source is ``into``).  ``into`` then only names it: no n x k
+    array is allocated, zeroed, added to or read back (ONYX's folding without the
+    intermediate property; an array of that name in ``args`` is neither read nor written).
+    The aggregate is float32; the in-edges of heavy vertices go through a small scratch of
+    their rows, kept on the graph.  Example::
+
+        ops.foldmap(g, [ops.Edge(contribution, "acc", store=False),
+                        ops.Vertex(update, aggregate="acc")], args, k=k)
+    """
 
     fn: object
     into: str
+    reduce: str = "sum"
+    store: bool = True
+
+
+@dataclass(frozen=True)
+class Gather:
+    """An edge step that gathers rows: ``into[v, f] += rows[u, f] * weight(u, v, e, ...)``
+    over the in-edges ``u -> v`` (SpMM with a weight function): ``weight`` is a device
+    function of the edge, the same for every feature (None: 1), called once per edge.
+
+    It computes what ``Edge(fn, into)`` with ``fn(f, u, v, e, ..) = rows[u, f] * weight(u, v,
+    e, ..)`` computes, but the kernel knows the feature loads: a thread that owns 2 or 4
+    features of a float32, C-contiguous ``rows`` (``width``) loads them in one 8- or 16-byte
+    load instead of one load each.  ``store`` as :class:`Edge`.  Example (PageRank's
+    pull)::
+
+        @cuda.jit(device=True)
+        def out_share(u, v, e, inv_out_degree):
+            return inv_out_degree[u, 0]
+
+        ops.foldmap(g, [ops.Gather("rank", "acc", out_share, store=False),
+                        ops.Vertex(update, aggregate="acc")], args, k=k)
+    """
+
+    rows: str
+    into: str
+    weight: object = None
+    store: bool = True
     reduce: str = "sum"
 
 
 @dataclass(frozen=True)
 class Vertex:
-    """A vertex step: ``fn(f, v, ...) -> bool`` (True: the vertex changed / goes on)."""
+    """A vertex step: ``fn(f, v, ...) -> bool`` (True: the vertex changed / goes on).
+
+    ``aggregate`` names a parameter of ``fn`` that receives the value ``aggregate[v, f]`` (a
+    number) instead of the array: the register aggregate of an ``Edge(.., store=False)`` of
+    the same foldmap, or an array in ``args`` (read for the function).  So one update
+    function serves a folded kernel and an edgemap followed by a vertexmap::
+
+        @cuda.jit(device=True)
+        def update(f, v, acc, rank_next, alpha, base):
+            rank_next[v, f] = base + alpha * acc
+            return True
+
+        ops.Vertex(update, aggregate="acc")
+    """
 
     fn: object
+    aggregate: str | None = None
 
 
 @dataclass(frozen=True)
@@ -391,6 +446,9 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
     if "lanes" in args:
         raise ValueError("args key 'lanes' is reserved: functions that take it get the lanes "
                          "of their property's features")
+    if "heavy_row" in args:
+        raise ValueError("args key 'heavy_row' is reserved: the kernels of register "
+                         "aggregates (Edge store=False) use it")
     if not isinstance(scratch, (int, np.integer)) or scratch < 0:
         raise ValueError(f"scratch must be a non-negative number of floats, got {scratch!r}")
     n = g.n
@@ -398,10 +456,10 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
     _check_bits(active_out, n, "active_out")
 
     for s in steps:
-        if not isinstance(s, (Edge, Vertex, Normalize, Solve, MaxChange)):
-            raise TypeError(f"steps must be Edge, Vertex, Normalize, Solve or MaxChange, got "
-                            f"{type(s).__name__}")
-    kinds = ["edge" if isinstance(s, Edge) else "vertex" for s in steps]
+        if not isinstance(s, (Edge, Gather, Vertex, Normalize, Solve, MaxChange)):
+            raise TypeError(f"steps must be Edge, Gather, Vertex, Normalize, Solve or "
+                            f"MaxChange, got {type(s).__name__}")
+    kinds = ["edge" if isinstance(s, (Edge, Gather)) else "vertex" for s in steps]
     has_edges = "edge" in kinds
     if has_edges:
         first_vertex = kinds.index("vertex") if "vertex" in kinds else len(kinds)
@@ -425,6 +483,14 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
     else:
         direction = "pull"  # vertex steps only: one group per vertex, no edges to walk
 
+    # register aggregates (Edge store=False): their names, which no array in args backs
+    registers = {s.into for s in steps if isinstance(s, (Edge, Gather)) and not s.store}
+    if registers and direction != "pull":
+        raise ValueError("Edge store=False keeps the aggregate in the registers of the pull "
+                         "that reduced it: it needs direction='pull'")
+    if registers:
+        args = {name: value for name, value in args.items() if name not in registers}
+    read = set()  # the register aggregates some step reads
     specs, functions, dtypes = [], [], {}
     for s in steps:
         if isinstance(s, Edge):
@@ -432,15 +498,49 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                 raise ValueError(f"reduce must be one of {REDUCTIONS}, got {s.reduce!r}")
             fn = _device_function(s.fn, "an edge function")
             params = _params(fn, ("f", "u", "v", "e"), "edge function")
-            _check_prop(args, s.into, k, "Edge output", n)
-            dtypes[s.into] = np.dtype(args[s.into].dtype).str
+            if s.store:
+                _check_prop(args, s.into, k, "Edge output", n)
+                dtypes[s.into] = np.dtype(args[s.into].dtype).str
+            else:
+                dtypes[s.into] = np.dtype(np.float32).str
             specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce,
-                                          reads_edge=_reads_argument(fn, 3)))
+                                          reads_edge=_reads_argument(fn, 3),
+                                          store=bool(s.store)))
+            functions.append(fn)
+        elif isinstance(s, Gather):
+            if s.reduce != "sum":
+                raise ValueError(f"Gather sums its rows; reduce={s.reduce!r} needs an Edge step")
+            params, reads_edge, fn = (), False, None
+            if s.weight is not None:
+                fn = _device_function(s.weight, "a weight function")
+                params = _params(fn, ("u", "v", "e"), "weight function")
+                reads_edge = _reads_argument(fn, 2)
+            _check_prop(args, s.rows, k, "Gather rows", n)
+            if s.rows in registers:
+                raise ValueError(f"Gather rows {s.rows!r} is a register aggregate")
+            if s.store:
+                _check_prop(args, s.into, k, "Gather output", n)
+                dtypes[s.into] = np.dtype(args[s.into].dtype).str
+            else:
+                dtypes[s.into] = np.dtype(np.float32).str
+            specs.append(codegen.StepSpec("edge", params=params, into=s.into, source=s.rows,
+                                          reads_edge=reads_edge, store=bool(s.store),
+                                          gather=True))
             functions.append(fn)
         elif isinstance(s, Vertex):
             fn = _device_function(s.fn, "a vertex function")
             params = _params(fn, ("f", "v"), "vertex function")
-            specs.append(codegen.StepSpec("vertex", params=params))
+            aggregate = s.aggregate or ""
+            if aggregate:
+                if aggregate not in params:
+                    raise ValueError(f"Vertex aggregate={aggregate!r}: "
+                                     f"{_py_func(fn).__name__} has no parameter of that name "
+                                     f"(it takes {params})")
+                if aggregate in registers:
+                    read.add(aggregate)
+                else:
+                    _check_prop(args, aggregate, k, "Vertex aggregate", n)
+            specs.append(codegen.StepSpec("vertex", params=params, aggregate=aggregate))
             functions.append(fn)
         elif isinstance(s, MaxChange):
             _check_prop(args, s.new, k, "MaxChange new", n)
@@ -482,20 +582,41 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
             segment = k if s.segment is None else int(s.segment)
             if segment < 1 or k % segment:
                 raise ValueError(f"Normalize segment must divide k={k}, got {s.segment!r}")
-            _check_prop(args, s.source, k, "Normalize source", n)
+            if into in registers:
+                raise ValueError(f"Normalize into={into!r}: {into!r} is the register aggregate "
+                                 "of an Edge(store=False) step, which nothing can write")
+            if s.source in registers:  # normalizes the register aggregate into `into`
+                read.add(s.source)
+            else:
+                _check_prop(args, s.source, k, "Normalize source", n)
+                dtypes[s.source] = np.dtype(args[s.source].dtype).str
             _check_prop(args, into, k, "Normalize destination", n)
-            dtypes[s.source] = np.dtype(args[s.source].dtype).str
             specs.append(codegen.StepSpec("normalize", into=into, source=s.source,
                                           segment=segment, log=bool(s.log)))
             functions.append(None)
+        last = specs[-1]
+        for name in last.params + tuple(x for x in (last.into, last.source, last.other)
+                                        if x and last.kind != "edge"
+                                        and not (last.kind == "normalize" and x == last.source)):
+            # (a Gather's rows were refused above when they name a register aggregate)
+            if name in registers and name != last.aggregate:
+                raise ValueError(
+                    f"{name!r} is the register aggregate of an Edge(store=False) step: only "
+                    "a Vertex(aggregate=...) parameter or a Normalize source can read it, "
+                    "and nothing can write it")
         for name in specs[-1].params:
-            if (name == "scratch" and scratch) or name == "lanes":
+            if (name == "scratch" and scratch) or name == "lanes" or name == last.aggregate:
                 continue
             if name not in args:
                 raise ValueError(
                     f"{_py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
                     f"(args has {sorted(args)})"
                 )
+    unread = sorted(registers - read)
+    if unread:
+        raise ValueError(f"Edge store=False aggregate(s) {unread} are read by no Vertex("
+                         "aggregate=...) or Normalize step of this foldmap: their sums would be "
+                         "lost (store them, or read them in a vertex step)")
     return _Checked(k=k, direction=direction, args=args, specs=tuple(specs),
                     functions=tuple(functions), dtypes=tuple(sorted(dtypes.items())),
                     has_edges=has_edges)
@@ -527,21 +648,6 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
     else:
         group, mapping = 1, "nfa"
 
-    # an array bound to several names is passed once and aliased inside the kernel (the
-    # simulator copies each array argument separately, which would split the aliases)
-    names, aliases = [], []
-    for name in sorted(_used(checked.specs) & set(args)):  # each array a launch parses costs
-        twin = next((other for other in names if args[other] is args[name]
-                     and not isinstance(args[name], np.generic)), None)
-        if twin is None:
-            names.append(name)
-        else:
-            aliases.append((name, twin))
-    if scratch and (block // group) * scratch * 4 > 48 * 1024:
-        raise ValueError(
-            f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
-            "48 KiB of shared memory; lower scratch or block_size"
-        )
     coop = 1
     if mapping == "warp" and direction == "pull" and checked.has_edges:
         # several groups of a warp share a vertex's in-edges, about one edge per group
@@ -558,10 +664,37 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         chunk = max(CHUNK_ROUNDS, 4 * k) * (block // group)
         if _heavy_chunks(g, heavy, chunk) is None:
             heavy = chunk = 0
+    registers = [s for s in checked.specs if s.kind == "edge" and not s.store]
+    if registers and heavy:  # the chunk kernel sums heavy vertices into rows of a scratch
+        rows, count = _heavy_rows(g, heavy)
+        args["heavy_row"] = rows
+        for s in registers:
+            args[s.into] = _register_scratch(g, heavy, k, s.reduce, count)
+
+    # an array bound to several names is passed once and aliased inside the kernel (the
+    # simulator copies each array argument separately, which would split the aliases)
+    names, aliases = [], []
+    used = _used(checked.specs) | ({"heavy_row"} if registers and heavy else set())
+    for name in sorted(used & set(args)):  # each array a launch parses costs
+        twin = next((other for other in names if args[other] is args[name]
+                     and not isinstance(args[name], np.generic)), None)
+        if twin is None:
+            names.append(name)
+        else:
+            aliases.append((name, twin))
+    if scratch and (block // group) * scratch * 4 > 48 * 1024:
+        raise ValueError(
+            f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
+            "48 KiB of shared memory; lower scratch or block_size"
+        )
     runs, align = _edge_runs(g, edge_access, mapping, direction, checked.has_edges, group,
                              coop)
+    steps = tuple(
+        dataclasses.replace(s, vector=width if VECTOR_GATHER and width > 1 and mapping != "nfa"
+                            and direction == "pull" and _vector_rows(args[s.source], width)
+                            else 0) if s.gather else s for s in checked.specs)
     spec = codegen.KernelSpec(
-        steps=checked.specs,
+        steps=steps,
         direction=direction,
         mapping=mapping,
         k=k,
@@ -734,6 +867,10 @@ def _width(checked: _Checked, feature_aware: bool, requested) -> int:
     return legal[-1] if k >= 32 else 1
 
 
+#: A Gather step's thread loads its ``width`` features of a row in one vector load (where
+#: the rows allow it, :func:`_vector_rows`); False loads each (the ablation).
+VECTOR_GATHER = True
+
 COOP_MAX = 8  # pull, warp mapping: at most this many groups share one vertex's in-edges
 # (measured on rmat scale 22, k = 1, H100: 8 with HEAVY_ROUNDS 32 is 1.8 ms, 32 with 256 2.8 ms)
 HEAVY_ROUNDS = 32  # pull: in-edge rounds of a vertex's unit from which it is split in chunks
@@ -764,6 +901,39 @@ def _heavy_chunks(g, heavy: int, chunk: int):
                 device.asarray(start.astype(g.in_offsets.dtype)))
 
     return g.cached(("operators", "pull_chunks", int(heavy), int(chunk)), build)
+
+
+def _vector_rows(a, width: int) -> bool:
+    """Whether a thread may load ``width`` consecutive features of ``a``'s rows in one vector
+    load: C-contiguous float32 rows a multiple of ``width`` wide, data aligned to it."""
+    if np.dtype(a.dtype) != np.float32 or a.ndim != 2 or a.shape[1] % width:
+        return False
+    face = getattr(a, "__cuda_array_interface__", None) or a.__array_interface__
+    contiguous = face.get("strides") is None or tuple(face["strides"]) == (4 * a.shape[1], 4)
+    return contiguous and face["data"][0] % (4 * width) == 0
+
+
+def _heavy_rows(g, heavy: int):
+    """(row, count): ``row[v]`` (int32, n) numbers the vertices of in-degree >= ``heavy``
+    0..count-1 (-1 elsewhere): their rows of a register aggregate's scratch."""
+
+    def build():
+        xp = device.xp
+        heavy_mask = xp.diff(g.in_offsets) >= heavy
+        rows = xp.cumsum(heavy_mask, dtype=np.int64) - 1
+        return (xp.where(heavy_mask, rows, -1).astype(np.int32),
+                int(heavy_mask.sum()))
+
+    return g.cached(("operators", "heavy_rows", int(heavy)), build)
+
+
+def _register_scratch(g, heavy: int, k: int, reduce: str, count: int):
+    """The scratch (count x k float32, filled with the reduction's identity) in which the
+    chunk kernel reduces the heavy vertices' in-edges of a register aggregate; the main
+    kernel resets every row it reads, so one scratch serves every launch on the graph."""
+    ident = codegen._identity(reduce, np.dtype(np.float32))
+    return g.cached(("operators", "register_scratch", int(heavy), int(k), reduce),
+                    lambda: device.xp.full((count, k), ident, dtype=np.float32))
 
 
 _DUMMY = {}

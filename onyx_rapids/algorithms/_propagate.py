@@ -6,7 +6,8 @@ and then updates every vertex from its aggregate:
 
     acc(v) = sum_{u in N-(v)} contribution(u, v, e; rows),   x_next(v) = update(acc(v), x(v), ..)
 
-In bulk mode ``rows`` is ``x`` and ``acc`` starts at zero each iteration.  In change-driven mode
+In bulk mode ``rows`` is ``x`` and ``acc`` starts at zero each iteration (folded, it is never
+stored: the update reads it from the pull's registers, :data:`REGISTERS`).  In change-driven mode
 (ONYX 4.2) ``acc`` is kept on the vertices in float64 (many small changes would vanish in
 float32) and adjusted by ``rows = delta``, the change of the vertices whose row moved by more
 than ``threshold`` since they last pushed; only those vertices are active.
@@ -49,6 +50,7 @@ ones push unfolded.  The contract is in ``docs/algorithms.md``; the options in
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -64,6 +66,11 @@ BULK, CHANGE_DRIVEN = "bulk", "change-driven"  # the modes ``info.modes`` record
 #: place and counts the next frontier's out-edges in the same kernel), instead of a vertex
 #: step over all n.  False: every change-driven iteration visits every vertex (the ablation).
 LOCAL = True
+
+#: Keep the aggregate of bulk folded pulls in registers (``ops.Edge(.., store=False)``): the
+#: update reads each vertex's sums where the pull left them, so an iteration neither zeroes,
+#: adds to nor re-reads an n x k aggregate.  False stores it (the ablation).
+REGISTERS = True
 
 #: Change-driven iterations (on a graph, across runs) whose mean time ``change_driven="auto"``
 #: compares with the bulk iterations' before it may go back to bulk for good (:func:`judge`).
@@ -173,6 +180,12 @@ class _StopTest:
         return self.converged(args["x_next"], x)
 
 
+def bulk_pull_fold(execution) -> bool:
+    """The propagations' default ``fold``: folded when the iterations are bulk and pull (one
+    launch fewer per iteration, and the aggregate kept in registers: :data:`REGISTERS`)."""
+    return execution.change_driven is not True and execution.direction in (None, "auto", "pull")
+
+
 def plan(execution, *, default_fold):
     """(fold, direction) of a run (of its bulk iterations under ``change_driven="auto"``):
     ``direction`` is "push", "pull" or "auto" (chosen per iteration; only change-driven
@@ -254,10 +267,12 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
               threshold, default_fold=False, before=None, local=False):
     """Iterate from ``x`` (n x k, copied) until ``converged(x_next, x)`` or ``max_iter``.
 
-    ``contribution(f, u, v, e, rows, ..)`` is the edge function; ``update`` the vertex steps
-    (:class:`~onyx_rapids.operators.Vertex` / ``Normalize``) that write ``x_next`` from ``acc``
-    (and return True); ``args`` what they read besides ``state`` (x), ``x_next``, ``rows`` and
-    ``acc``.
+    ``contribution(f, u, v, e, rows, ..)`` is the edge function (or an ``ops.Gather`` of
+    ``rows``); ``update`` the vertex steps
+    (:class:`~onyx_rapids.operators.Vertex` with ``aggregate="acc"`` / ``Normalize("acc",
+    ..)``) that write ``x_next`` from the aggregate ``acc`` (and return True); ``args``
+    what they read besides ``state`` (x), ``x_next``, ``rows`` and ``acc`` (bulk folded pulls
+    keep ``acc`` in registers: :data:`REGISTERS`).
     ``threshold``: how far a feature must move for its vertex to push (change-driven).
     ``before(x)``, if given, runs before the first iteration (e.g. a dangling-mass dot).
     ``local``: a vertex's update reads nothing that changes but its own aggregate (no global
@@ -275,8 +290,11 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     k = x.shape[1]
     acc_dtype = np.float64 if cd else np.float32
     x = props.copy(x)
-    args = dict(args, acc=props.vertex_property(g, k, dtype=acc_dtype),
-                x_next=props.vertex_property(g, k))
+    # bulk folded pulls keep each vertex's aggregate in registers (no n x k array)
+    registers = REGISTERS and fold and not cd and direction == "pull"
+    args = dict(args, x_next=props.vertex_property(g, k))
+    if not registers:
+        args["acc"] = props.vertex_property(g, k, dtype=acc_dtype)
     steps = list(update)
     push_fold = fold and direction == "push"
     if cd:
@@ -303,7 +321,7 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     if before is not None:
         before(x)
     if push_fold:  # the folded push kernel reads a complete aggregate: prime it
-        ops.edgemap(g, contribution, "acc", dict(args, state=x, rows=x), direction="push",
+        ops.foldmap(g, [edge(contribution, "acc")], dict(args, state=x, rows=x), direction="push",
                     **opts)
         spare = props.vertex_property(g, k, dtype=acc_dtype)
 
@@ -338,8 +356,8 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
                 stop.start(args)
                 frontier.clear(active_next)
                 reached = None if everyone else frontier.clear(touched)
-                ops.edgemap(g, contribution, "acc", call, active_in=active, active_out=reached,
-                            direction=way, **opts)
+                ops.foldmap(g, [edge(contribution, "acc")], call, active_in=active,
+                            active_out=reached, direction=way, **opts)
                 ops.vertexmap(g, steps, call, active_in=reached, active_out=active_next,
                               **opts)
 
@@ -364,18 +382,19 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
             else:
                 props.fill(spare, 0.0)
             call.update(acc_next=spare, rows=args["delta_next"] if cd else args["x_next"])
-            ops.foldmap(g, steps + [ops.Edge(contribution, "acc_next")], call,
+            ops.foldmap(g, steps + [edge(contribution, "acc_next")], call,
                         direction="push", **opts)
             args["acc"], spare = spare, args["acc"]
         else:
-            if not cd:
+            if not cd and not registers:
                 props.fill(args["acc"], 0.0)
             call["rows"] = delta if cd else x
             if fold:
-                ops.foldmap(g, [ops.Edge(contribution, "acc")] + steps, call, active_in=active,
-                            active_out=active_next, direction="pull", **opts)
+                ops.foldmap(g, [edge(contribution, "acc", store=not registers)] + steps,
+                            call, active_in=active, active_out=active_next, direction="pull",
+                            **opts)
             else:
-                ops.edgemap(g, contribution, "acc", call, active_in=active, direction=way,
+                ops.foldmap(g, [edge(contribution, "acc")], call, active_in=active, direction=way,
                             **opts)
                 ops.vertexmap(g, steps, call, active_out=active_next, **opts)
         done = stop.done(args, x)
@@ -434,10 +453,10 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             info.directions.append("pull")
             call = dict(args, acc=props.fill(bulk_acc, 0.0), state=x, rows=x)
             if fold:
-                ops.foldmap(g, [ops.Edge(contribution, "acc")] + bulk_steps, call,
+                ops.foldmap(g, [edge(contribution, "acc")] + bulk_steps, call,
                             direction="pull", **opts)
             else:
-                ops.edgemap(g, contribution, "acc", call, direction="pull", **opts)
+                ops.foldmap(g, [edge(contribution, "acc")], call, direction="pull", **opts)
                 ops.vertexmap(g, bulk_steps, call, **opts)
             x_next = args["x_next"]
             done = stop.done(args, x)
@@ -465,7 +484,7 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 def step(call=call, active=active, active_next=active_next):
                     stop.start(args)
                     frontier.clear(active_next)
-                    ops.edgemap(g, contribution, "acc", call, active_in=active,
+                    ops.foldmap(g, [edge(contribution, "acc")], call, active_in=active,
                                 active_out=frontier.clear(touched), direction="push", **opts)
                     ops.vertexmap(g, cd_steps, call, active_in=touched,
                                   active_out=active_next, **opts)
@@ -473,8 +492,8 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 replay.run((id(x), id(delta), id(active), id(active_next)), step)
             else:
                 active_next = frontier.empty(g.n)
-                ops.edgemap(g, contribution, "acc", call, active_in=active, direction="push",
-                            **opts)
+                ops.foldmap(g, [edge(contribution, "acc")], call, active_in=active,
+                            direction="push", **opts)
                 ops.vertexmap(g, cd_steps, call, active_out=active_next, **opts)
             done = stop.done(args, x)
             delta, args["delta_next"] = args["delta_next"], delta
@@ -542,10 +561,26 @@ def moved_edges(args) -> int:
     return int(device.to_host(args["moved_edges"])[0])
 
 
+def edge(contribution, into: str, store: bool = True):
+    """The edge step of ``contribution`` into ``into``: an ``ops.Edge`` of an edge function,
+    or the ``ops.Gather`` given, aimed at ``into``."""
+    if isinstance(contribution, ops.Gather):
+        return dataclasses.replace(contribution, into=into, store=store)
+    return ops.Edge(contribution, into, store=store)
+
+
+def _name(contribution) -> str:
+    if isinstance(contribution, ops.Gather):
+        weight = contribution.weight
+        return f"gather {contribution.rows} " + (
+            getattr(weight, "py_func", weight).__name__ if weight is not None else "")
+    return getattr(contribution, "py_func", contribution).__name__
+
+
 def auto_memo(g, contribution, k: int) -> dict:
     """What ``change_driven="auto"`` learnt on ``g`` for this edge function and k: ``{"bulk
     only": True}`` once a change-driven iteration was slower than a bulk one."""
-    name = getattr(contribution, "py_func", contribution).__name__
+    name = _name(contribution)
     return g.cached(("propagate", "auto", name, int(k)), dict)
 
 

@@ -11,6 +11,8 @@ h(v) / d_v and the teleport, and writes both h and y of the next iteration.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from numba import cuda
 
@@ -21,18 +23,15 @@ from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 
-@cuda.jit(device=True)
-def scaled_neighbour(f, u, v, e, y):
-    return y[u, f]
+scaled_neighbour = ops.Gather("y", "acc")  # y[u] = D^-1/2 h[u]: the edge brings y[u, f]
 
 
 @cuda.jit(device=True)
 def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
     s = inv_sqrt_degree[v, 0]
-    h = (1.0 - alpha) * s * (acc[v, f] + y[v, f]) + alpha * x[v, f]  # y[v]: the self-loop
+    h = (1.0 - alpha) * s * (acc + y[v, f]) + alpha * x[v, f]  # y[v]: the self-loop
     h_next[v, f] = h
     y_next[v, f] = h * s
-    acc[v, f] = 0.0
     return True
 
 
@@ -84,7 +83,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     simple = g.simple_undirected()
     degree = device.xp.diff(simple.out_offsets).astype(np.float64) + 1.0  # A + I
     inv_sqrt_degree = props.column(1.0 / device.xp.sqrt(degree))
-    args = dict(x=x, alpha=float(alpha), acc=props.vertex_property(g, k),
+    args = dict(x=x, alpha=float(alpha),
                 h_next=props.vertex_property(g, k), y_next=props.vertex_property(g, k),
                 inv_sqrt_degree=inv_sqrt_degree)
     opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width,
@@ -99,12 +98,16 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     info = RunInfo(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
     for info.iterations in range(1, int(iterations) + 1):
         call = dict(args, y=y)
-        if fold:
-            ops.foldmap(simple, [ops.Edge(scaled_neighbour, "acc"), ops.Vertex(teleport_mix)],
+        mix = ops.Vertex(teleport_mix, aggregate="acc")
+        if fold:  # the aggregate stays in registers
+            ops.foldmap(simple, [dataclasses.replace(scaled_neighbour, store=False), mix],
                         call, direction="pull", **opts)
         else:
-            ops.edgemap(simple, scaled_neighbour, "acc", call, direction=direction, **opts)
-            ops.vertexmap(simple, teleport_mix, call, **opts)
+            if "acc" not in args:
+                args["acc"] = props.vertex_property(g, k)
+            call["acc"] = props.fill(args["acc"], 0.0)
+            ops.foldmap(simple, [scaled_neighbour], call, direction=direction, **opts)
+            ops.vertexmap(simple, mix, call, **opts)
         h, args["h_next"] = args["h_next"], h
         y, args["y_next"] = args["y_next"], y
     info.converged = True  # a fixed number of iterations, as APPNP

@@ -16,7 +16,7 @@ from numba import cuda
 from .. import device, io, operators as ops, properties as props
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
-from ._propagate import max_change_test, propagate
+from ._propagate import bulk_pull_fold, max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -25,8 +25,13 @@ def weighted_label(f, u, v, e, rows, weights, k):
 
 
 @cuda.jit(device=True)
-def label(f, u, v, e, rows):
-    return rows[u, f]
+def edge_weight(u, v, e, weights):
+    return weights[e, 0]
+
+
+# what an edge u -> v brings with one partition: rows[u, f], times w(u, v) when weighted
+label = ops.Gather("rows", "acc")
+single_weighted_label = ops.Gather("rows", "acc", edge_weight)
 
 
 @cuda.jit(device=True)
@@ -119,7 +124,7 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         Edge weights, one non-negative column per partition: None uses the graph's (when it
         has any), names pick columns, False ignores them (every weight 1).
     execution : Execution, optional
-        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default False),
+        Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default: folded when bulk),
         ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``.
     return_info : bool
 
@@ -141,9 +146,12 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
               ops.Normalize("x_next", None, k), ops.Vertex(keep_labelled)]
     if weights is not None:
         args["weights"] = weights
-    lp, info = propagate(g, lp0, label if weights is None else weighted_label, update, args,
+    contribution = label if weights is None else (
+        single_weighted_label if P == 1 else weighted_label)
+    lp, info = propagate(g, lp0, contribution, update, args,
                          execution=execution,
-                         converged=max_change_test(tol), max_iter=max_iter, threshold=tol)
+                         converged=max_change_test(tol), max_iter=max_iter, threshold=tol,
+                         default_fold=bulk_pull_fold(execution))
     columns = {"lp_*": lp}
     if P == 1:
         columns["label"] = lp.argmax(axis=1).astype(np.int32)

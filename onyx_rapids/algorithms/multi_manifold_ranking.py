@@ -30,7 +30,7 @@ def weighted_rank(f, u, v, e, rows, weights):
 
 @cuda.jit(device=True)
 def rank_update(f, v, acc, x_next, x0, inv_weight_sum, alpha):
-    x_next[v, f] = alpha * acc[v, f] * inv_weight_sum[v, f] + (1.0 - alpha) * x0[v, f]
+    x_next[v, f] = alpha * acc * inv_weight_sum[v, f] + (1.0 - alpha) * x0[v, f]
     return True
 
 
@@ -84,7 +84,8 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
     inverse = xp.where(weight_sum > 0, 1.0 / xp.where(weight_sum > 0, weight_sum, 1.0), 0.0)
     args = dict(weights=w, alpha=float(alpha), inv_weight_sum=inverse.astype(np.float32),
                 x0=mm0)
-    mm, info = propagate(g, mm0, weighted_rank, [ops.Vertex(rank_update)], args,
+    update = [ops.Vertex(rank_update, aggregate="acc")]
+    mm, info = propagate(g, mm0, weighted_rank, update, args,
                          execution=execution, converged=max_change_test(tol),
                          max_iter=max_iter, threshold=tol)
     return finish(g, "multi_manifold_ranking", {"mmr_*": mm}, info, return_info)

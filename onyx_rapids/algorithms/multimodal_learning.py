@@ -25,13 +25,16 @@ def modality_weight(f, u, v, e, weights):
 
 
 @cuda.jit(device=True)
-def mixed_mode(f, u, v, e, rows, mixed_weight):
-    return mixed_weight[e, 0] * rows[u, f]
+def mixed_edge_weight(u, v, e, mixed_weight):
+    return mixed_weight[e, 0]
+
+
+mixed_mode = ops.Gather("rows", "acc", mixed_edge_weight)  # rows[u, f] * mixed(u, v)
 
 
 @cuda.jit(device=True)
 def mode_update(f, v, acc, x_next, x0, keep):
-    x_next[v, f] = acc[v, f] + keep * x0[v, f]
+    x_next[v, f] = acc + keep * x0[v, f]
     return True
 
 
@@ -89,7 +92,8 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
     normalized = xp.where(totals > 0, w / xp.where(totals > 0, totals, 1.0), 0.0)
     mixed = props.column(normalized @ xp.asarray(a), np.float32)
     args = dict(mixed_weight=mixed, keep=float(1.0 - a.sum()), x0=mmode0)
-    mm, info = propagate(g, mmode0, mixed_mode, [ops.Vertex(mode_update)], args,
+    update = [ops.Vertex(mode_update, aggregate="acc")]
+    mm, info = propagate(g, mmode0, mixed_mode, update, args,
                          execution=execution, converged=max_change_test(tol),
                          max_iter=max_iter, threshold=tol)
     return finish(g, "multimodal_learning", {"mml_*": mm}, info, return_info)

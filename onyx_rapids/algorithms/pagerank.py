@@ -27,20 +27,25 @@ from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
-from ._propagate import L1ChangeTest, auto_memo, plan, propagate, record_bulk
+from ._propagate import L1ChangeTest, auto_memo, bulk_pull_fold, plan, propagate, record_bulk
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
 
 
 @cuda.jit(device=True)
-def share(f, u, v, e, rows, inv_out_weight):
-    return rows[u, f] * inv_out_weight[u, 0]
+def out_share(u, v, e, inv_out_weight):
+    return inv_out_weight[u, 0]
 
 
 @cuda.jit(device=True)
-def weighted_share(f, u, v, e, rows, inv_out_weight, weights):
-    return rows[u, f] * weights[e, 0] * inv_out_weight[u, 0]
+def weighted_out_share(u, v, e, inv_out_weight, weights):
+    return weights[e, 0] * inv_out_weight[u, 0]
+
+
+# what an edge u -> v brings: rows[u, f] / outw(u), times w(u, v) on a weighted graph
+share = ops.Gather("rows", "acc", out_share)
+weighted_share = ops.Gather("rows", "acc", weighted_out_share)
 
 
 @cuda.jit(device=True)
@@ -54,8 +59,8 @@ def teleport(f, v, sources, uniform, personalization):
 
 @cuda.jit(device=True)
 def update(f, v, acc, x_next, alpha, dangling, sources, uniform, personalization):
-    t = teleport(f, v, sources, uniform, personalization)
-    x_next[v, f] = alpha * (acc[v, f] + dangling[f] * t) + (1.0 - alpha) * t
+    t = teleport(f, v, sources, uniform, personalization)  # acc: the in-neighbours' shares
+    x_next[v, f] = alpha * (acc + dangling[f] * t) + (1.0 - alpha) * t
     return True
 
 
@@ -183,7 +188,7 @@ def _personalization(g, values):
 def _fused_choice(name, g, execution, *, sources=1):
     """Whether the run goes to the fused kernel: ``fused`` as given, or when None, whenever
     the run is one it can do (bulk, pulling, folded, one teleport source or distribution)."""
-    fold, direction = plan(execution, default_fold=_default_fold(execution))
+    fold, direction = plan(execution, default_fold=bulk_pull_fold(execution))
     if execution.fused is None:
         return sources == 1 and execution.change_driven is not True and fold \
             and direction == "pull" and g.m > 0 and execution.edge_access is None
@@ -199,11 +204,6 @@ def _weight_key(g, weight, weights):
     if weights is None:
         return None
     return weight if isinstance(weight, str) else g.weight_names[0]
-
-
-def _default_fold(execution):
-    """Folded by default: bulk iterations that pull (one launch fewer per iteration)."""
-    return execution.change_driven is not True and execution.direction in (None, "auto", "pull")
 
 
 def _no_dangling_mass(g, dangling_mask, sources, rank) -> bool:
@@ -325,14 +325,14 @@ def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, executi
         edge_fn = weighted_share
     dangling = args["dangling"]
     common = dict(execution=execution, max_iter=max_iter, threshold=float(tol) / n,
-                  default_fold=_default_fold(execution))
+                  default_fold=bulk_pull_fold(execution))
     if _no_dangling_mass(g, dangling_mask, sources, rank):
         # a vertex's rank reads only its own aggregate, so the stop test runs in the vertex
         # kernel and change-driven steps visit only what their push reached
-        return propagate(g, rank, edge_fn, [ops.Vertex(update)], args, **common,
+        return propagate(g, rank, edge_fn, [ops.Vertex(update, aggregate="acc")], args, **common,
                          converged=L1ChangeTest(tol), local=True)
     return propagate(
-        g, rank, edge_fn, [ops.Vertex(update)], args, **common,
+        g, rank, edge_fn, [ops.Vertex(update, aggregate="acc")], args, **common,
         before=lambda x: props.dot_into(dangling, dangling_mask, x),
         # the stop test and the next iteration's dangling mass in one pass
         converged=lambda new, old: props.l1_change_and_dot(new, old, dangling_mask,

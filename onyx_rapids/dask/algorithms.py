@@ -9,6 +9,8 @@ of its single-GPU namesake (``docs/algorithms.md``).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from numba import cuda
 
@@ -98,12 +100,11 @@ def _pr_step(part, state, shared, inbox):
     g, given = part.graph, state.given
     k = given["k"]
     x = _step_rows(part, state, inbox)
-    call = dict(state.consts, rows=x, state=x, acc=props.vertex_property(g, k),
-                x_next=props.vertex_property(g, k),
+    call = dict(state.consts, rows=x, state=x, x_next=props.vertex_property(g, k),
                 dangling=device.asarray(shared["dangling"].astype(np.float32)))
     edge = _pr.share if given["weight"] is None else _pr.weighted_share
-    ops.foldmap(g, [ops.Edge(edge, "acc"), ops.Vertex(_pr.update)], call, direction="pull",
-                k=k)
+    ops.foldmap(g, [dataclasses.replace(edge, store=False),
+                    ops.Vertex(_pr.update, aggregate="acc")], call, direction="pull", k=k)
     x_next = call["x_next"]
     x_next[part.n_own:] = x[part.n_own:]
     box, sent, pushed = _send(part, x_next, state, state.pushed, given["tol"] / given["n"],
@@ -228,10 +229,11 @@ def _lp_step(part, state, shared, inbox):
     k = given["k"]
     x = _step_rows(part, state, inbox)
     K = x.shape[1]
-    call = dict(state.consts, rows=x, state=x, acc=props.vertex_property(g, K),
-                x_next=props.vertex_property(g, K))
-    edge = _lp.label if given["weights"] is None else _lp.weighted_label
-    ops.foldmap(g, [ops.Edge(edge, "acc"), ops.Normalize("acc", "prob", k), ops.Vertex(_lp.mix),
+    call = dict(state.consts, rows=x, state=x, x_next=props.vertex_property(g, K))
+    edge = _lp.label if given["weights"] is None else (
+        _lp.single_weighted_label if K == k else ops.Edge(_lp.weighted_label, "acc"))
+    ops.foldmap(g, [dataclasses.replace(edge, store=False), ops.Normalize("acc", "prob", k),
+                    ops.Vertex(_lp.mix),
                     ops.Normalize("x_next", None, k), ops.Vertex(_lp.keep_labelled)],
                 call, direction="pull", k=K)
     x_next = call["x_next"]
@@ -356,10 +358,10 @@ def _fp_step(part, state, shared, inbox):
     g = part.graph
     y = _step_rows(part, state, inbox)
     k = y.shape[1]
-    call = dict(state.consts, y=y, acc=props.vertex_property(g, k),
+    call = dict(state.consts, y=y,
                 h_next=props.vertex_property(g, k), y_next=props.vertex_property(g, k))
-    ops.foldmap(g, [ops.Edge(_fp.scaled_neighbour, "acc"), ops.Vertex(_fp.teleport_mix)],
-                call, direction="pull", k=k)
+    ops.foldmap(g, [dataclasses.replace(_fp.scaled_neighbour, store=False),
+                    ops.Vertex(_fp.teleport_mix, aggregate="acc")], call, direction="pull", k=k)
     y_next = call["y_next"]
     y_next[part.n_own:] = y[part.n_own:]
     box, sent = outbox(part, _own(part, y_next))

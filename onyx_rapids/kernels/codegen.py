@@ -37,6 +37,16 @@ thread's slot in its group), keeps that many aggregates in registers and loads t
 values per edge, and the collaborative operations combine a thread's own features before the
 lanes' (segments hold whole slots).  ``width=1`` generates exactly the one-feature code.
 
+**Register aggregates** (ONYX's folding removes the intermediate property): a pull's edge step
+with ``store=False`` writes nothing; its aggregate stays in the thread's registers and the
+vertex steps of the same kernel read it there (a vertex step's ``aggregate`` parameter receives
+the value, a normalize step may take it as its source).  The in-edges of heavy vertices are
+still summed by the chunk kernel, atomically, into a compact scratch array of the heavy rows
+(``heavy_row[v]`` names v's row); the main kernel adds that row to the registers and resets it
+to the reduction's identity, so the scratch is ready for the next launch and nothing is
+zeroed between iterations.  A vertex step's ``aggregate`` naming a stored array receives
+``array[v, f]``.
+
 Pull kernels of the warp mapping may read their in-edges in *runs* (``runs``, EMOGI's merged
 access, for edges in host memory read over PCIe): the lanes of a vertex load that many
 consecutive in-edges in one coalesced load and hand them round by shuffles, instead of each
@@ -57,7 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import cuda, int32, uint32
 
-from . import collective
+from . import collective, vectors
 
 FIXED_PARAMS = ("n", "offsets", "indices", "edge_ids", "active_in", "active_out")
 
@@ -81,6 +91,10 @@ class StepSpec:
     weight: str = ""  # maxchange with moved: the per-vertex integer added (out-degrees, say)
     sums: str = ""  # maxchange: float64 array of k that gets sum_v |new - old| per feature
     reads_edge: bool = True  # edge: the function reads its edge id ``e`` (else runs skip it)
+    store: bool = True  # edge: False keeps the aggregate in registers (see "Register aggregates")
+    aggregate: str = ""  # vertex: the parameter that receives ``aggregate[v, f]`` as a value
+    gather: bool = False  # edge: value = source[u, f] * fn(u, v, e, ..) (fn None: no weight)
+    vector: int = 0  # gather in a pull: the thread's `width` features in one vector load
 
 
 @dataclass(frozen=True)
@@ -170,6 +184,8 @@ class _Generator:
             "group_spd_solve": collective.group_spd_solve,
             "block_spd_solve": collective.block_spd_solve,
             "spd_solve_row": collective.spd_solve_row,
+            "load2": vectors.load2,
+            "load4": vectors.load4,
         }
         self.dtypes = dict(spec.dtypes)
         self.W = spec.width
@@ -181,6 +197,10 @@ class _Generator:
         if spec.runs and (spec.mapping != "warp" or spec.direction != "pull"):
             raise ValueError("merged edge runs need a pull in the warp mapping (k / width <= 32)")
         self.edge_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind == "edge"]
+        # aggregates kept in registers: their name -> the edge step's index
+        self.registers = {s.into: i for i, s in self.edge_steps if not s.store}
+        if self.registers and spec.direction != "pull":
+            raise ValueError("register aggregates (Edge store=False) need a pull")
         self.vertex_steps = [(i, s) for i, s in enumerate(spec.steps) if s.kind != "edge"]
         self.max_changes = [(i, s) for i, s in self.vertex_steps if s.kind == "maxchange"]
         for i, s in self.edge_steps:
@@ -194,6 +214,20 @@ class _Generator:
 
     def acc(self, i: int, j: int) -> str:
         return f"acc{i}" if self.W == 1 else f"acc{i}_{j}"
+
+    def value(self, name: str, fj: str, j: int = 0) -> str:
+        """The expression of ``name[v, fj]`` (``fj`` the ``j``-th feature the thread owns): the
+        register of a register aggregate, else a load."""
+        i = self.registers.get(name)
+        if i is None:
+            return f"{name}[v, {fj}]"
+        return f"acc{i}[{fj}]" if self.spec.mapping == "nfa" else self.acc(i, j)
+
+    def vertex_call(self, i: int, s, fj: str, j: int = 0) -> str:
+        """The call of vertex step ``i`` on feature ``fj`` of ``v``; its ``aggregate``
+        parameter gets the value (:meth:`value`) instead of the array."""
+        args = [fj, "v"] + [self.value(p, fj, j) if p == s.aggregate else p for p in s.params]
+        return f"fn{i}({', '.join(args)})"
 
     def feature_vars(self):
         """Define ``fw0``.. (the features of slot ``f``) when a thread owns several."""
@@ -266,7 +300,7 @@ class _Generator:
                     w.indent()
                     w(f"for f in range({spec.k}):")
                     w.indent()
-                    w(f"if {_call(i, s, 'f, v')}:")
+                    w(f"if {self.vertex_call(i, s, 'f')}:")
                     w("    r = True")
                     w.dedent()
                     w.dedent()
@@ -275,9 +309,9 @@ class _Generator:
                     w("r = False")
                     w(f"if go and f < {self.K}:")
                     if self.W == 1:
-                        w(f"    r = {_call(i, s, 'f, v')}")
-                    for fj in self.feats() if self.W > 1 else ():
-                        w(f"    if {_call(i, s, fj + ', v')}:")
+                        w(f"    r = {self.vertex_call(i, s, 'f')}")
+                    for j, fj in enumerate(self.feats() if self.W > 1 else ()):
+                        w(f"    if {self.vertex_call(i, s, fj, j)}:")
                         w("        r = True")
                     if spec.mapping == "warp":
                         w("go = group_any(r, gmask)")
@@ -301,16 +335,16 @@ class _Generator:
                     w.indent()
                     w(f"total = {zero}")
                     w(f"for f in range(s0, s0 + {seg}):")
-                    w(f"    total += {src}[v, f]")
+                    w(f"    total += {self.value(src, 'f')}")
                     w(f"for f in range(s0, s0 + {seg}):")
-                    w(f"    x = {src}[v, f]")
+                    w(f"    x = {self.value(src, 'f')}")
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
                     w.dedent()
                     w.dedent()
                 elif self.W == 1:
                     w(f"x = {zero}")
                     w(f"if {valid} and f < {spec.k}:")
-                    w(f"    x = {src}[v, f]")
+                    w(f"    x = {self.value(src, 'f')}")
                     w(f"total = {self.segment_call('sum', 'x', seg)}")
                     w(f"if go and f < {spec.k}:")
                     w(f"    {dst}[v, f] = x / total if total != 0 else x")
@@ -319,8 +353,8 @@ class _Generator:
                     xs = [f"xw{j}" for j in range(self.W)]
                     w(f"{' = '.join(xs)} = {zero}")
                     w(f"if {valid} and f < {self.K}:")
-                    for x, fj in zip(xs, self.feats()):
-                        w(f"    {x} = {src}[v, {fj}]")
+                    for j, (x, fj) in enumerate(zip(xs, self.feats())):
+                        w(f"    {x} = {self.value(src, fj, j)}")
                     w(f"x = {' + '.join(xs)}")
                     w(f"total = {self.segment_call('sum', 'x', seg // self.W)}")
                     w(f"if go and f < {self.K}:")
@@ -462,14 +496,14 @@ class _Generator:
             w.indent()
             w(f"for s0 in range(0, {spec.k}, {seg}):")
             w.indent()
-            w(f"top = {src}[v, s0]")
+            w(f"top = {self.value(src, 's0')}")
             w(f"for f in range(s0 + 1, s0 + {seg}):")
-            w(f"    top = max(top, {src}[v, f])")
+            w(f"    top = max(top, {self.value(src, 'f')})")
             w("total = 0.0")
             w(f"for f in range(s0, s0 + {seg}):")
-            w(f"    total += math.exp({src}[v, f] - top)")
+            w(f"    total += math.exp({self.value(src, 'f')} - top)")
             w(f"for f in range(s0, s0 + {seg}):")
-            w(f"    {dst}[v, f] = math.exp({src}[v, f] - top) / total")
+            w(f"    {dst}[v, f] = math.exp({self.value(src, 'f')} - top) / total")
             w.dedent()
             w.dedent()
             return
@@ -479,7 +513,7 @@ class _Generator:
         w("x = -math.inf")
         w(f"live = {valid} and f < {spec.k}")
         w("if live:")
-        w(f"    x = {src}[v, f]")
+        w(f"    x = {self.value(src, 'f')}")
         w(f"top = {self.segment_call('max', 'x', seg)}")
         w("x = math.exp(x - top) if live else 0.0")
         w(f"total = {self.segment_call('sum', 'x', seg)}")
@@ -494,8 +528,8 @@ class _Generator:
         w(f"{' = '.join(xs)} = -math.inf")
         w(f"live = {valid} and f < {self.K}")
         w("if live:")
-        for x, fj in zip(xs, self.feats()):
-            w(f"    {x} = {src}[v, {fj}]")
+        for j, (x, fj) in enumerate(zip(xs, self.feats())):
+            w(f"    {x} = {self.value(src, fj, j)}")
         w(f"x = max({', '.join(xs)})")
         w(f"top = {self.segment_call('max', 'x', seg)}")
         for x in xs:
@@ -544,29 +578,14 @@ class _Generator:
             w("ret = hit != 0")
         # store: one writer per (v, f), no atomics
         lead = " and gi == 0" if coop > 1 else ""
-        any_minmax = any(s.reduce != "sum" for _, s in self.edge_steps)
+        stored = [(i, s) for i, s in self.edge_steps if s.store]
+        any_minmax = any(s.reduce != "sum" for _, s in stored)
         if any_minmax:
             w("improved = False")
-        w(f"if {valid}{lead}:" if nfa else f"if {valid} and f < {self.K}{lead}:")
-        w.indent()
-        if nfa:
-            w(f"for f in range({spec.k}):")
-            w.indent()
-        for i, s in self.edge_steps:
-            stores = [(f"acc{i}[f]", "f")] if nfa else [
-                (self.acc(i, j), fj) for j, fj in enumerate(self.feats())]
-            for a, fj in stores:
-                if s.reduce == "sum":
-                    w("if ret:")
-                    w(f"    {s.into}[v, {fj}] += {a}")
-                else:
-                    cmp = "<" if s.reduce == "min" else ">"
-                    w(f"if {a} {cmp} {s.into}[v, {fj}]:")
-                    w(f"    {s.into}[v, {fj}] = {a}")
-                    w("    improved = True")
-        if nfa:
-            w.dedent()
-        w.dedent()
+        if stored:
+            self.store_code(stored, valid, lead)
+        if self.registers and spec.heavy:
+            self.heavy_registers_code(valid, lead)
         if any_minmax:
             w("ret = improved")
         if not self.vertex_steps:  # the edge group is last: it decides activation
@@ -585,48 +604,118 @@ class _Generator:
             if coop > 1:
                 w("go = valid and gi == 0  # the unit's first group runs the vertex steps")
 
-    def edge_calls(self):
-        """The edge steps' calls on edge ``(u, v, e)``, each feature a thread owns folded into
-        its aggregate (the group mappings)."""
+    def heavy_registers_code(self, valid: str, lead: str):
+        """A heavy vertex's register aggregates: its row of the scratch the chunk kernel
+        summed into, which is then reset to the identity for the next launch."""
         w = self.w
-        for i, s in self.edge_steps:
+        w(f"if {valid} and f < {self.K}{lead}:")
+        w(f"    if offsets[v + 1] - offsets[v] >= {self.spec.heavy}:")
+        w("        hr = heavy_row[v]")
+        for name, i in self.registers.items():
+            s = self.spec.steps[i]
             for j, fj in enumerate(self.feats()):
-                w(f"val = {_call(i, s, fj + ', u, v, e')}")
-                _combine(w, s.reduce, self.acc(i, j), "val")
+                w.depth += 2
+                _combine(w, s.reduce, self.acc(i, j), f"{name}[hr, {fj}]")
+                w(f"{name}[hr, {fj}] = ident{i}")
+                w.depth -= 2
 
-    def pull_each_edge_code(self, valid: str):
-        """Each group reads each of its vertex's in-edges itself (one load a group an edge)."""
+    def store_code(self, stored, valid: str, lead: str):
+        """``into[v, f]`` of the stored edge steps: added (sum) or improved (min, max)."""
         spec, w = self.spec, self.w
         nfa = spec.mapping == "nfa"
-        coop = spec.coop
+        w(f"if {valid}{lead}:" if nfa else f"if {valid} and f < {self.K}{lead}:")
+        w.indent()
+        if nfa:
+            w(f"for f in range({spec.k}):")
+            w.indent()
+        for i, s in stored:
+            stores = [(f"acc{i}[f]", "f")] if nfa else [
+                (self.acc(i, j), fj) for j, fj in enumerate(self.feats())]
+            for a, fj in stores:
+                if s.reduce == "sum":
+                    w("if ret:")
+                    w(f"    {s.into}[v, {fj}] += {a}")
+                else:
+                    cmp = "<" if s.reduce == "min" else ">"
+                    w(f"if {a} {cmp} {s.into}[v, {fj}]:")
+                    w(f"    {s.into}[v, {fj}] = {a}")
+                    w("    improved = True")
+        if nfa:
+            w.dedent()
+        w.dedent()
+
+    def edge_value(self, i: int, s, fj: str, u: str, v: str, e: str) -> str:
+        """The value of edge step ``i`` on edge ``(u, v, e)`` and feature ``fj``."""
+        if not s.gather:
+            return _call(i, s, f"{fj}, {u}, {v}, {e}")
+        row = f"{s.source}[{u}, {fj}]"
+        return row if self.ns.get(f"fn{i}") is None else \
+            f"{row} * {_call(i, s, f'{u}, {v}, {e}')}"
+
+    def edge_calls(self, u: str = "u", e: str = "e"):
+        """The edge steps' calls on edge ``(u, v, e)``, each feature a thread owns folded into
+        its aggregate (the group mappings); a vector gather loads the thread's features of
+        row ``u`` at once and calls its weight function once."""
+        w = self.w
+        for i, s in self.edge_steps:
+            if s.gather and s.vector:
+                parts = [f"gv{j}" for j in range(self.W)]
+                w(f"{', '.join(parts)} = load{self.W}({s.source}, {u}, fw0)")
+                if self.ns.get(f"fn{i}") is not None:
+                    w(f"wgt = {_call(i, s, f'{u}, v, {e}')}")
+                    parts = [f"{p} * wgt" for p in parts]
+                for j, part in enumerate(parts):
+                    _combine(w, s.reduce, self.acc(i, j), part)
+                continue
+            for j, fj in enumerate(self.feats()):
+                w(f"val = {self.edge_value(i, s, fj, u, 'v', e)}")
+                _combine(w, s.reduce, self.acc(i, j), "val")
+
+    def edge_loop(self, first: str, end: str, step: str, flag: str):
+        """A group's walk over the in-edges ``first, first + step, .. < end`` (group
+        mappings), setting ``flag`` when an active source gave.  (Loading 2, 4 or 8 edges'
+        indices before combining them changed nothing on the H100: benchmarks/NOTES.md.)"""
+        w = self.w
+        reads_e = any(s.reads_edge for _, s in self.edge_steps)
+        w(f"for p in range({first}, {end}, {step}):")
+        w.indent()
+        w("u = indices[p]")
+        w(f"if {self.active('u')}:")
+        w.indent()
+        w("e = edge_ids[p]" if reads_e else "e = 0")
+        self.edge_calls()
+        w(f"{flag} = True")
+        w.dedent()
+        w.dedent()
+
+    def pull_each_edge_code(self, valid: str):
+        """Each group reads each of its vertex's in-edges itself (one load a group an edge;
+        not feature-aware, one thread loops over the features)."""
+        spec, w = self.spec, self.w
+        nfa = spec.mapping == "nfa"
         w(f"if {valid}:" if nfa else f"if {valid} and f < {self.K}:")
         w.indent()
         w("end = offsets[v + 1]")
         if spec.heavy:  # the chunk kernel has already reduced a heavy vertex's in-edges
             w(f"if end - offsets[v] >= {spec.heavy}:")
             w("    end = offsets[v]")
-        if coop > 1:  # the unit's groups take every coop-th in-edge
-            w(f"for p in range(offsets[v] + gi, end, {coop}):")
-        else:
-            w("for p in range(offsets[v], end):")
+        if not nfa:  # the unit's groups take every coop-th in-edge
+            self.edge_loop("offsets[v] + gi" if spec.coop > 1 else "offsets[v]", "end",
+                           str(spec.coop), "ret")
+            w.dedent()
+            return
+        w("for p in range(offsets[v], end):")
         w.indent()
         w("u = indices[p]")
         w(f"if {self.active('u')}:")
         w.indent()
         w("e = edge_ids[p]")
-        if nfa:
-            w(f"for f in range({spec.k}):")
-            w.indent()
+        w(f"for f in range({spec.k}):")
+        w.indent()
         for i, s in self.edge_steps:
-            if nfa:
-                w(f"val = {_call(i, s, 'f, u, v, e')}")
-                _combine(w, s.reduce, f"acc{i}[f]", "val")
-                continue
-            for j, fj in enumerate(self.feats()):
-                w(f"val = {_call(i, s, fj + ', u, v, e')}")
-                _combine(w, s.reduce, self.acc(i, j), "val")
-        if nfa:
-            w.dedent()
+            w(f"val = {self.edge_value(i, s, 'f', 'u', 'v', 'e')}")
+            _combine(w, s.reduce, f"acc{i}[f]", "val")
+        w.dedent()
         w("ret = True")
         w.dedent()
         w.dedent()
@@ -721,28 +810,22 @@ class _Generator:
         w("hit = False")
         w(f"if f < {self.K}:")
         w.indent()
-        w(f"for p in range(start + g, end, {G}):")
-        w.indent()
-        w("u = indices[p]")
-        w(f"if {self.active('u')}:")
-        w.indent()
-        w("e = edge_ids[p]")
-        self.edge_calls()
-        w("hit = True")
-        w.dedent()
-        w.dedent()
+        self.edge_loop("start + g", "end", str(G), "hit")
         w("go = False")
         w("if hit:")
         w.indent()
+        if self.registers:  # register aggregates: the heavy vertex's row of their scratch
+            w("hr = heavy_row[v]")
         for i, s in self.edge_steps:
+            row = "v" if s.store else "hr"
             for j, fj in enumerate(self.feats()):
                 a = self.acc(i, j)
                 if s.reduce == "sum":
-                    w(f"cuda.atomic.add({s.into}, (v, {fj}), {a})")
+                    w(f"cuda.atomic.add({s.into}, ({row}, {fj}), {a})")
                     w("go = True")
                 else:
                     cmp = "<" if s.reduce == "min" else ">"
-                    w(f"old = cuda.atomic.{s.reduce}({s.into}, (v, {fj}), {a})")
+                    w(f"old = cuda.atomic.{s.reduce}({s.into}, ({row}, {fj}), {a})")
                     w(f"if {a} {cmp} old:")
                     w("    go = True")
         w.dedent()
@@ -762,7 +845,7 @@ class _Generator:
         for i, s in self.edge_steps:
             w("if ret:")
             w.indent()
-            w(f"val = {_call(i, s, f'f, {u}, {v}, {e}')}")
+            w(f"val = {self.edge_value(i, s, 'f', u, v, e)}")
             if s.reduce == "sum":
                 w(f"cuda.atomic.add({s.into}, ({v}, f), val)")
             else:
