@@ -228,3 +228,45 @@ def test_lanes_follow_the_in_degree_distribution():
     got = pagerank(h, tol=1e-7)
     np.testing.assert_allclose(got.sort_values("vertex")["pagerank"].to_numpy(), expected,
                                atol=1e-6)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_shares_gathered_in_degree_order_give_the_same_ranks(small_work, monkeypatch, weighted):
+    """With the shares stored in degree order (forced here: GATHER_ORDER_SHARE 0), PageRank,
+    one-source PPR and one-column feature propagation still match their float64 oracles."""
+    monkeypatch.setattr(kernel, "GATHER_ORDER_SHARE", 0.0)
+    g = _skewed(weighted=weighted)
+    slots, indices, positions = (device.to_host(a) for a in kernel.gather_order(g))
+    degree = device.to_host(g.out_degree)
+    order = np.empty(g.n, dtype=np.int64)
+    order[slots] = np.arange(g.n)
+    assert (np.diff(degree[order]) <= 0).all()
+    assert not (slots == np.arange(g.n)).all()  # the order moved vertices
+    offsets = device.to_host(g.in_offsets)
+    head = np.repeat(np.arange(g.n), np.diff(offsets))
+    np.testing.assert_array_equal(head[positions], head)  # each vertex keeps its in-edges
+    np.testing.assert_array_equal(indices, slots[device.to_host(g.in_indices)][positions])
+    for v in range(g.n):  # sorted by the new numbering within each vertex
+        assert (np.diff(indices[offsets[v]:offsets[v + 1]]) >= 0).all()
+    src, dst = csr_edges(g)
+    w = device.to_host(g.edge_weights)[:, 0].astype(np.float64) if weighted else None
+    expected = oracles.pagerank(g.n, src, dst, weights=w, tol=1e-12)
+    assert np.abs(_ranks(pagerank(g, tol=1e-7)) - expected).sum() <= 1e-4
+    if weighted:
+        return
+    ppr, info = personalized_pagerank(g, sources=[3], tol=1e-7, return_info=True)
+    ppr = ppr.to_pandas() if hasattr(ppr, "to_pandas") else ppr
+    assert info["fused"]
+    assert np.abs(ppr["ppr_0"].to_numpy(np.float64)
+                  - oracles_learning.personalized_pagerank(g.n, src, dst, [3])[:, 0]).sum() <= 1e-4
+    from onyx_rapids import feature_propagation
+    x = np.random.default_rng(1).random((g.n, 1)).astype(np.float32)
+    simple = g.simple_undirected()
+    s_src, s_dst = csr_edges(simple)
+    h = feature_propagation(g, x, iterations=4)
+    h = h.to_pandas() if hasattr(h, "to_pandas") else h
+    assert kernel.gather_order(simple) is not None
+    np.testing.assert_allclose(h["h_0"].to_numpy(np.float64),
+                               oracles_learning.feature_propagation(simple.n, s_src, s_dst, x,
+                                                                    iterations=4)[:, 0],
+                               atol=1e-5)

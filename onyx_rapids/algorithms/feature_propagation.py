@@ -136,13 +136,17 @@ def _fused(simple, x, inv_sqrt_degree, alpha, iterations, execution):
     s = xp.ascontiguousarray(inv_sqrt_degree[:, 0])
     ranks = xp.empty((2, simple.n), dtype=np.float32)
     ranks[0] = x[:, 0]
+    order = fused_kernel.gather_order(simple)  # the shares in degree order where hubs gather
     ys = xp.empty((2, simple.n), dtype=np.float32)
-    ys[0] = ranks[0] * s
+    if order is None:
+        ys[0] = ranks[0] * s
+    else:
+        ys[0, order[0]] = ranks[0] * s
     if iterations:
         done, _, _ = fused_kernel.run(
             simple, fused_kernel.pull_work(simple), s, device.zeros(1, np.float32), ranks, ys,
             alpha=1.0 - alpha, source=fused_kernel.APPNP, teleport=ranks[0].copy(),
             dangling=0.0, tol=-1.0, max_iter=iterations, threshold=0.0, switch_edges=-1.0,
-            block_size=execution.block_size)
+            block_size=execution.block_size, order=order)
         assert done == iterations, (done, iterations)
     return ranks[iterations % 2].reshape(-1, 1)

@@ -240,8 +240,15 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         ranks = xp.zeros((2, n), dtype=np.float32)
         ranks[0, source] = 1.0
     dangling = _start_dangling(g, weight_key, inv_out, ranks[0], source)
+    order = fused_kernel.gather_order(g)  # the shares in degree order where hubs gather
+    if order is not None and weights is not None:
+        in_weights = g.cached(("pagerank", "fused weights in gather order", weight_key),
+                              lambda: in_weights[order[2]])
     ys = xp.empty((2, n), dtype=np.float32)
-    ys[0] = ranks[0] * inv_out
+    if order is None:
+        ys[0] = ranks[0] * inv_out
+    else:
+        ys[0, order[0]] = ranks[0] * inv_out
     teleport = (teleport_column[:, 0] if source == PERSONALIZED
                 else xp.zeros(1, dtype=np.float32))
     auto = execution.change_driven == "auto"
@@ -253,7 +260,7 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         g, work, inv_out, in_weights, ranks, ys, alpha=alpha, source=source, teleport=teleport,
         dangling=dangling, tol=tol, max_iter=max_iter, threshold=tol / n,
         switch_edges=execution.pull_fraction * g.m if watch else -1.0,
-        block_size=execution.block_size, weighted=weights is not None)
+        block_size=execution.block_size, weighted=weights is not None, order=order)
     if watch:  # the bulk time change-driven iterations are judged against (not the first
         # launch on the graph: it may compile the kernel)
         if memo.get("fused launches"):

@@ -68,17 +68,19 @@ UNIFORM, VECTOR, APPNP = -1, -2, -3  # ``source`` codes besides a vertex: t = 1/
 
 @cuda.jit(device=True)
 def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, source, teleport,
-            out_offsets, threshold, watch):
+            out_offsets, threshold, watch, slots, permuted):
     """Store v's new rank and share; return (its L1 change, its dangling mass, its out-edges
     if ``watch`` and it moved by more than ``threshold``, else 0).  ``source == APPNP``: the
     APPNP step instead, ``h = alpha s (total + y(v)) + (1 - alpha) x(v)``, ``y = s h``, with
-    ``s = inv_out[v]`` (1 / sqrt of the degree with the self-loop) and ``x = teleport``."""
+    ``s = inv_out[v]`` (1 / sqrt of the degree with the self-loop) and ``x = teleport``.
+    ``permuted``: ``ys`` is in the gather order, v's share at ``slots[v]``."""
+    y = slots[v] if permuted else v
     if source == APPNP:
         s = inv_out[v]
-        new = float32(alpha * float64(s) * (total + float64(ys[cur, v]))
+        new = float32(alpha * float64(s) * (total + float64(ys[cur, y]))
                       + (1.0 - alpha) * float64(teleport[v]))
         ranks[nxt, v] = new
-        ys[nxt, v] = new * s
+        ys[nxt, y] = new * s
         return abs(float64(new) - float64(ranks[cur, v])), 0.0, 0.0
     if source == UNIFORM:  # v's teleport share
         t = uniform
@@ -89,7 +91,7 @@ def _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha, dangling, uniform, so
     new = float32(alpha * (total + dangling * t) + (1.0 - alpha) * t)
     ranks[nxt, v] = new
     w = inv_out[v]
-    ys[nxt, v] = new * w
+    ys[nxt, y] = new * w
     change = abs(float64(new) - float64(ranks[cur, v]))
     edges = 0.0
     if watch and change > threshold:
@@ -126,7 +128,7 @@ def _make(gather):
     def pagerank_fused(offsets, indices, weights, order, bin_start, bin_units, chunk_start,
                        chunk_slot, slot_vertex, slot_chunks, hacc, hcount, inv_out, ranks, ys,
                        stats, alpha, uniform, source, teleport, dangling, tol, max_iter, chunk,
-                       chunks, out_offsets, threshold, switch_edges, out):
+                       chunks, out_offsets, threshold, switch_edges, slots, permuted, out):
         """``out`` gets (iterations, converged, switched); the result is
         ``ranks[iterations % 2]``.  The
         first ``chunks`` entries of ``chunk_start``/``chunk_slot`` are the heavy vertices'
@@ -135,7 +137,8 @@ def _make(gather):
         e_source``; the dangling mass returns to it), UNIFORM keeps it uniform (``t = uniform =
         1/n``), VECTOR reads it from ``teleport``.  ``switch_edges >= 0``: stop (switched)
         once the vertices that moved by more than ``threshold`` own at most that many out-edges
-        (``out_offsets``: the CSR offsets)."""
+        (``out_offsets``: the CSR offsets).  ``permuted``: ``ys`` and the gathered ``indices``
+        are in the gather order (:func:`gather_order`), v's share at ``slots[v]``."""
         grid = cuda.cg.this_grid()
         tid = cuda.grid(1)
         threads = cuda.gridsize(1)
@@ -175,7 +178,7 @@ def _make(gather):
                         hcount[h] = 0
                         dc, dm, de = _settle(v, total, cur, nxt, ranks, ys, inv_out, alpha,
                                              dangling, uniform, source, teleport, out_offsets,
-                                             threshold, watch)
+                                             threshold, watch, slots, permuted)
                         change += dc
                         mass += dm
                         moved += de
@@ -205,14 +208,14 @@ def _make(gather):
                 if i0 < hi:
                     dc, dm, de = _settle(v0, s0, cur, nxt, ranks, ys, inv_out, alpha,
                                          dangling, uniform, source, teleport, out_offsets,
-                                         threshold, watch)
+                                         threshold, watch, slots, permuted)
                     change += dc
                     mass += dm
                     moved += de
                 if i1 < hi:
                     dc, dm, de = _settle(v1, s1, cur, nxt, ranks, ys, inv_out, alpha,
                                          dangling, uniform, source, teleport, out_offsets,
-                                         threshold, watch)
+                                         threshold, watch, slots, permuted)
                     change += dc
                     mass += dm
                     moved += de
@@ -236,7 +239,7 @@ def _make(gather):
                     if i < hi and gi == 0:
                         dc, dm, de = _settle(order[i], s, cur, nxt, ranks, ys, inv_out,
                                              alpha, dangling, uniform, source, teleport,
-                                             out_offsets, threshold, watch)
+                                             out_offsets, threshold, watch, slots, permuted)
                         change += dc
                         mass += dm
                         moved += de
@@ -265,16 +268,19 @@ def _make(gather):
 
 
 def run(g, work, inv_out, in_weights, ranks, ys, *, alpha, source, teleport, dangling, tol,
-        max_iter, threshold, switch_edges, block_size=None, weighted=False):
+        max_iter, threshold, switch_edges, block_size=None, weighted=False, order=None):
     """Launch the fused kernel on ``g``'s in-edges (``work``: :func:`pull_work`) from row 0 of
     ``ranks`` / ``ys``; returns (iterations, converged, switched).  The rows of the last
-    iteration are ``ranks[iterations % 2]``."""
+    iteration are ``ranks[iterations % 2]``.  ``order``: :func:`gather_order`'s, with ``ys``
+    in that order (v's share at ``slots[v]``) and ``in_weights`` reordered by its positions."""
     from .. import operators as ops
 
     xp = device.xp
     heavy = max(1, work["heavy"])
     out = xp.zeros(3, dtype=np.int64)
-    call = (g.in_offsets, g.in_indices, in_weights, work["order"], work["bin_start"],
+    slots, indices = order[:2] if order is not None else (device.zeros(1, np.int32),
+                                                           g.in_indices)
+    call = (g.in_offsets, indices, in_weights, work["order"], work["bin_start"],
             work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
             work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
             xp.zeros(heavy, dtype=np.int32), inv_out, ranks, ys,
@@ -282,7 +288,7 @@ def run(g, work, inv_out, in_weights, ranks, ys, *, alpha, source, teleport, dan
             np.int64(source), xp.ascontiguousarray(teleport), np.float64(dangling),
             np.float64(tol), np.int64(max_iter), np.int64(work["chunk"]),
             np.int64(work["chunks"]), g.out_offsets, np.float64(threshold),
-            np.float64(switch_edges), out)
+            np.float64(switch_edges), slots, np.bool_(order is not None), out)
     fused = kernel(weighted=weighted)
     block = device.block_threads(block_size, 256)
     grid = 1
@@ -291,6 +297,46 @@ def run(g, work, inv_out, in_weights, ranks, ys, *, alpha, source, teleport, dan
                    device.cooperative_blocks(fused, call, block))
     ops.launch_kernel("fused pagerank", fused, grid, block, *call)
     return tuple(int(x) for x in device.to_host(out))
+
+
+#: Gather the shares in degree order (:func:`gather_order`) on graphs where the vertices of
+#: at least 4x the mean out-degree are the sources of at least this share of the edges; None:
+#: never.  That share on R-MAT scale 20 a = 0.45 / 0.57 / 0.6 / 0.57 symmetrized: 0.34 / 0.64
+#: / 0.74 / 0.79; uniform random and grids: 0.  H100, 2026-11-26, ms per call plain / gather
+#: order, scale 22 (benchmarks/NOTES.md): pagerank a = 0.57 8.00 / 7.26, a = 0.6 7.67 / 6.65,
+#: symmetrized 26.98 / 22.38, a = 0.45 11.32 / 11.97 (weighted 15.54 / 14.52): so 0.5.
+GATHER_ORDER_SHARE = 0.5
+
+
+def gather_order(g):
+    """(slots, indices, positions): the shares ``ys`` stored in descending out-degree order
+    (``slots[v]``: v's position) and each vertex's in-edges renumbered alike and sorted by it
+    (``indices``; ``positions``: the CSC positions they came from, to reorder the weights), so
+    the shares most edges gather (the hubs') share cache lines and a vertex's lanes read
+    neighbouring ones; None where the graph has no such hubs (:data:`GATHER_ORDER_SHARE`), is
+    already in degree order or keeps its edges on the host.  Offsets, work lists and ranks
+    keep the graph's numbering.  Costs a sort of the n degrees and one of the m in-edges, and
+    m indices and positions, cached on the graph."""
+
+    def build():
+        xp = device.xp
+        if (GATHER_ORDER_SHARE is None or g.m == 0 or g.vertex_order == "degree"
+                or g.placement == "host"):
+            return None
+        degree = g.out_degree.astype(np.int64)
+        hot = degree >= 4 * g.m / g.n
+        if int(degree[hot].sum()) < GATHER_ORDER_SHARE * g.m:
+            return None
+        slots = xp.empty(g.n, dtype=np.int64)
+        slots[xp.argsort(-degree, kind="stable")] = xp.arange(g.n, dtype=np.int64)
+        head = xp.repeat(xp.arange(g.n, dtype=np.int64), xp.diff(g.in_offsets).astype(np.int64))
+        renumbered = slots[g.in_indices]
+        positions = xp.argsort(head * g.n + renumbered)
+        del head
+        return (slots.astype(np.int32), renumbered[positions].astype(g.in_indices.dtype),
+                positions)
+
+    return g.cached(("pagerank", "gather order"), build)
 
 
 def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
