@@ -29,7 +29,7 @@ from .algorithms.sssp import sssp
 from .algorithms._common import RunInfo
 from .execution import Execution
 from .graph import Graph
-from .operators import Edge, Normalize, Solve, Vertex, edgemap, foldmap, vertexmap
+from .operators import Edge, Gather, Normalize, Solve, Vertex, edgemap, foldmap, vertexmap
 
 __version__ = "0.1.0"
 
@@ -37,7 +37,7 @@ __version__ = "0.1.0"
 ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
-    "ALGORITHMS", "AccResult", "Edge", "Execution", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "AccResult", "Edge", "Execution", "Gather", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",
