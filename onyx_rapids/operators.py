@@ -402,6 +402,15 @@ def _check_moved(args: dict, s: "MaxChange", n: int):
                          f" {getattr(weight, 'shape', '')}")
 
 
+def _edge_output(args: dict, s, k: int, n: int, role: str) -> str:
+    """The dtype (str) of an Edge / Gather step's aggregate: its array's, checked, when it is
+    stored; float32 when it stays in registers."""
+    if not s.store:
+        return np.dtype(np.float32).str
+    _check_prop(args, s.into, k, role, n)
+    return np.dtype(args[s.into].dtype).str
+
+
 @dataclass(frozen=True)
 class _Checked:
     """What :func:`_check_steps` found valid: the steps as code-generation specs."""
@@ -498,11 +507,7 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                 raise ValueError(f"reduce must be one of {REDUCTIONS}, got {s.reduce!r}")
             fn = _device_function(s.fn, "an edge function")
             params = _params(fn, ("f", "u", "v", "e"), "edge function")
-            if s.store:
-                _check_prop(args, s.into, k, "Edge output", n)
-                dtypes[s.into] = np.dtype(args[s.into].dtype).str
-            else:
-                dtypes[s.into] = np.dtype(np.float32).str
+            dtypes[s.into] = _edge_output(args, s, k, n, "Edge output")
             specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce,
                                           reads_edge=_reads_argument(fn, 3),
                                           store=bool(s.store)))
@@ -515,14 +520,11 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                 fn = _device_function(s.weight, "a weight function")
                 params = _params(fn, ("u", "v", "e"), "weight function")
                 reads_edge = _reads_argument(fn, 2)
-            _check_prop(args, s.rows, k, "Gather rows", n)
             if s.rows in registers:
-                raise ValueError(f"Gather rows {s.rows!r} is a register aggregate")
-            if s.store:
-                _check_prop(args, s.into, k, "Gather output", n)
-                dtypes[s.into] = np.dtype(args[s.into].dtype).str
-            else:
-                dtypes[s.into] = np.dtype(np.float32).str
+                raise ValueError(f"Gather rows {s.rows!r} is a register aggregate: only a "
+                                 "Vertex(aggregate=...) or a Normalize of the same fold reads it")
+            _check_prop(args, s.rows, k, "Gather rows", n)
+            dtypes[s.into] = _edge_output(args, s, k, n, "Gather output")
             specs.append(codegen.StepSpec("edge", params=params, into=s.into, source=s.rows,
                                           reads_edge=reads_edge, store=bool(s.store),
                                           gather=True))
@@ -634,8 +636,9 @@ def _used(specs) -> set:
 
 def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, feature_aware: bool,
           block_size, max_blocks, scratch: int, width=None, edge_access=None) -> _Plan:
-    """The kernel spec and launch geometry of a checked call (no launch, no allocation; the
-    graph's heavy-vertex chunks are computed once and cached on it)."""
+    """The kernel spec and launch geometry of a checked call (no launch; the graph's
+    heavy-vertex chunks, and the heavy rows' scratch of register aggregates, which it adds to
+    ``checked.args``, are built once and cached on it)."""
     n, k, direction, args = g.n, checked.k, checked.direction, checked.args
     block = device.block_threads(block_size, 128, simulator_default=64)
     width = _width(checked, feature_aware, width)

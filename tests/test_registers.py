@@ -138,6 +138,16 @@ def test_register_misuse_is_refused(steps, direction, match):
         ops.foldmap(g, steps, call, k=3, direction=direction)
 
 
+def test_gather_misuse_is_refused():
+    g, _, _, x, w, _ = _setup(3, seed=1)
+    call = dict(x=device.asarray(x), out=device.zeros((g.n, 3), np.float32))
+    with pytest.raises(ValueError, match="Gather sums its rows; reduce='min'"):
+        ops.foldmap(g, [ops.Gather("x", "out", reduce="min")], call, k=3)
+    with pytest.raises(ValueError, match="Gather rows 'acc' is a register aggregate"):
+        ops.foldmap(g, [ops.Edge(scaled, "acc", store=False), ops.Gather("acc", "out"),
+                        ops.Vertex(mix, aggregate="acc")], dict(call, w=device.asarray(w)), k=3)
+
+
 def test_heavy_row_is_reserved():
     g, _, _, x, w, _ = _setup(3, seed=1)
     with pytest.raises(ValueError, match="'heavy_row' is reserved"):
