@@ -168,6 +168,7 @@ def measure(run, spec, g, stats) -> None:
             ran = info.get("iterations", iterations)
             checks, failed = [], ran != iterations
             for peer_name in ("cusparse", "torch"):
+                free_memory()  # the previous peer's cached blocks would starve this one at large k
                 mod, label = run.peer(peer_name)
                 row = run.row(graph, name, case, case, peer_name, "peer", k=k, label=label,
                               params=dict(params))
