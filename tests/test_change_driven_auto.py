@@ -147,7 +147,7 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     assert first.modes[one:one + slow] == [CD] * slow  # three slow ones in a row: back to bulk
     assert first.modes[one + slow:] == [BULK] * (first.iterations - one - slow)
     assert first.converged
-    assert _propagate.auto_memo(g, _share(), 1)["bulk only"] is True
+    assert _propagate.auto_memo(g, _share(), 1, "sources")["bulk only"] is True
     again = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
                                   return_info=True)[1]  # the fused kernel no longer hands over
     assert again.modes == [BULK] * again.iterations and again.fused and again.converged
@@ -157,7 +157,7 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     long = _path(40)  # the walk's front stays below pull_fraction of the edges longer
     built = personalized_pagerank(long, device.to_host(long.vertices)[[0]], alpha=0.5,
                                   change_driven="auto", fused=False, return_info=True)[1]
-    memo = _propagate.auto_memo(long, _share(), 1)
+    memo = _propagate.auto_memo(long, _share(), 1, "sources")
     assert memo["bulk"][1] == built.modes.count(BULK) - 1  # the first bulk iteration compiled
     assert 0 < memo["change-driven"][1] < built.modes.count(CD)  # as did the first CD one
 
@@ -175,6 +175,86 @@ def test_judge_compares_mean_times_over_runs_and_a_fourfold_iteration_at_once():
     assert not judge(memo, 1.0) and judge(memo, 3.5)  # the mean: 7 / 4, then 10.5 / 5 > 2
     memo = {"bulk": (1.0, 1)}
     assert judge(memo, 4.5) and memo["bulk only"]  # four times a bulk iteration: at once
+
+
+def test_judge_continuation_weighs_a_hand_over_against_as_many_bulk_iterations():
+    from onyx_rapids.algorithms._propagate import judge_continuation, record_bulk
+    memo = {}
+    assert not judge_continuation(memo, 9.0, 3)  # no bulk time yet: nothing to compare with
+    record_bulk(memo, 4.0, iterations=4)  # 1 s a bulk iteration
+    assert not judge_continuation(memo, 3.0, 3) and "bulk only" not in memo  # as fast: keep
+    assert judge_continuation(memo, 3.5, 3) and memo["bulk only"]  # slower: bulk from now on
+
+
+def test_a_fused_run_whose_hand_over_costs_more_than_bulk_stays_bulk(monkeypatch):
+    """The fused kernel hands over to change-driven iterations at the switch; when that
+    continuation (its set-up, the switch, its iterations) took longer than as many bulk
+    iterations, later runs on the graph stay in the fused kernel."""
+    import itertools
+
+    from onyx_rapids.algorithms import _propagate
+    monkeypatch.setattr(_propagate, "REPLAY", False)
+    g = _path()
+    sources = device.to_host(g.vertices)[[0]]
+    personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto")  # build kernels
+    # the iterations alone never look slow: only the whole continuation is judged here
+    monkeypatch.setattr(_propagate, "judge", lambda memo, seconds: False)
+    # a clock that reads a second later each time: a bulk iteration reads it twice, the
+    # continuation many more times for its set-up and switch
+    ticks = itertools.count()
+    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
+    first, again = (personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
+                                          return_info=True)[1] for _ in range(2))
+    assert CD in first.modes and first.converged
+    assert _propagate.auto_memo(g, _share(), 1, "sources")["bulk only"] is True
+    assert again.modes == [BULK] * again.iterations and again.fused and again.converged
+
+
+def test_runs_that_never_switch_stop_watching_and_then_run_the_bulk_iteration(monkeypatch):
+    """After SELDOM_RUNS watched runs on a graph without a change-driven iteration, auto
+    runs the bulk iteration itself (no mover counts); its result and modes are bulk's."""
+    from onyx_rapids.algorithms import _propagate
+    g = _path(10)
+    seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})
+    runs = []
+    real = _propagate.propagate
+
+    def recording(*a, execution, **kw):
+        runs.append(execution.change_driven)
+        return real(*a, execution=execution, **kw)
+
+    monkeypatch.setattr(_propagate, "propagate", recording)
+    bulk = to_pandas(label_propagation(g, seeds, k=2))[["lp_0", "lp_1"]].to_numpy()
+    runs.clear()
+    infos = [label_propagation(g, seeds, k=2, change_driven="auto", pull_fraction=0.0,
+                               return_info=True)[1] for _ in range(_propagate.SELDOM_RUNS)]
+    assert all(CD not in i.modes for i in infos)
+    memo = next(v for key, v in g._cache.items() if key[:2] == ("propagate", "auto"))
+    assert memo["seldom"] == _propagate.SELDOM_RUNS and memo["bulk only"]
+    df, info = label_propagation(g, seeds, k=2, change_driven="auto", return_info=True)
+    assert runs[-1] is False  # the bulk run, not a watched one
+    assert info.modes == [BULK] * info.iterations and info.variant["change_driven"] == "auto"
+    assert np.abs(to_pandas(df)[["lp_0", "lp_1"]].to_numpy() - bulk).max() <= 1e-6
+
+
+def test_seldom_counts_runs_with_few_change_driven_iterations():
+    from onyx_rapids.algorithms._propagate import SELDOM_RUNS, seldom
+    memo = {}
+    assert not seldom(memo, 5, 20) and "seldom" not in memo  # a quarter: it may pay
+    assert not seldom(memo, 0, 0)  # no iterations: nothing learnt
+    verdicts = [seldom(memo, 3, 100) for _ in range(SELDOM_RUNS)]  # 3%: watching costs more
+    assert verdicts == [False] * (SELDOM_RUNS - 1) + [True] and memo["bulk only"]
+
+
+def test_pagerank_and_personalized_pagerank_learn_apart():
+    """PageRank's uniform teleport and one source's move differently: what auto learnt of
+    one on a graph does not make the other bulk."""
+    from onyx_rapids.algorithms import _propagate
+    g = _path()
+    _propagate.auto_memo(g, _share(), 1, "uniform")["bulk only"] = True
+    info = personalized_pagerank(g, device.to_host(g.vertices)[[0]], alpha=0.5,
+                                 change_driven="auto", return_info=True)[1]
+    assert CD in info.modes and info.converged  # (what it learns itself depends on timing)
 
 
 def _share():

@@ -16,14 +16,15 @@ than ``threshold`` since they last pushed; only those vertices are active.
 (SIMD-X): while the vertices that moved by more than ``threshold`` in the last iteration own
 more than ``pull_fraction`` of the out-edges, iterate in bulk (pull); below, push their changes
 (change-driven).  A switch to change-driven takes the last bulk aggregate as its float64
-``acc`` (it holds the rows that iteration read), so no iteration is repeated; a switch back
+``acc`` (it holds the rows that iteration read; folded bulk pulls keep their sums in
+registers, so the switch sums those rows once more), so no iteration is repeated; a switch back
 drops the change-driven state.  The rule counts edges, not time, and a change-driven iteration
 also pays its frontier's bookkeeping: so each iteration is timed (the stop test synchronizes
 anyway), once :data:`SLOW_ITERATIONS` change-driven iterations on the graph took longer on average
 than its bulk ones (or one four times as long) the run switches back (:func:`judge`; an
 iteration that built a kernel, which numba compiles at its first launch, is not counted), and
 the graph remembers
-(:func:`auto_memo`, per edge function and k) that change-driven does not pay there, so later
+(:func:`auto_memo`, per edge function, k and case) that change-driven does not pay there, so later
 runs stay bulk.
 ``info.modes`` records each iteration's mode.
 
@@ -264,7 +265,7 @@ def _local_setup(g, args, stop, update):
 
 
 def propagate(g, x, contribution, update, args, *, execution, converged, max_iter,
-              threshold, default_fold=False, before=None, local=False):
+              threshold, default_fold=False, before=None, local=False, case=""):
     """Iterate from ``x`` (n x k, copied) until ``converged(x_next, x)`` or ``max_iter``.
 
     ``contribution(f, u, v, e, rows, ..)`` is the edge function (or an ``ops.Gather`` of
@@ -278,13 +279,15 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
     ``local``: a vertex's update reads nothing that changes but its own aggregate (no global
     sum such as PageRank's dangling mass), so a change-driven iteration need only visit the
     vertices its edges reached (see :data:`LOCAL`).
+    ``case``: with the edge function and k, names what ``change_driven="auto"`` learns on the
+    graph (:func:`auto_memo`).
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
     ``info.modes`` its mode (bulk or change-driven).
     """
     if execution.change_driven == "auto":
         return _auto(g, x, contribution, update, args, execution=execution,
                      converged=converged, max_iter=max_iter, threshold=threshold,
-                     default_fold=default_fold, before=before, local=local)
+                     default_fold=default_fold, before=before, local=local, case=case)
     fold, direction = plan(execution, default_fold=default_fold)
     cd = execution.change_driven
     k = x.shape[1]
@@ -413,9 +416,19 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
 
 
 def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, threshold,
-          default_fold, before, local):
+          default_fold, before, local, case):
     """``change_driven="auto"`` (see the module doc): bulk pulling iterations while the moved
-    vertices own more than ``pull_fraction`` of the out-edges, change-driven pushes below."""
+    vertices own more than ``pull_fraction`` of the out-edges, change-driven pushes below.
+    On a graph where change-driven was measured not to pay (:func:`auto_memo`), the run is
+    the bulk one, nothing watched."""
+    memo = auto_memo(g, contribution, x.shape[1], case)
+    if memo.get("bulk only"):
+        x, info = propagate(g, x, contribution, update, args,
+                            execution=execution.replace(change_driven=False),
+                            converged=converged, max_iter=max_iter, threshold=threshold,
+                            default_fold=default_fold, before=before, local=local)
+        info.variant["change_driven"] = "auto"
+        return x, info
     fold, _ = plan(execution, default_fold=default_fold)
     k = x.shape[1]
     limit = execution.pull_fraction * g.m
@@ -425,7 +438,11 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 moved_edges=device.zeros(1, np.int64))
     opts = dict(k=k, feature_aware=execution.feature_aware, block_size=execution.block_size,
                 width=execution.width, edge_access=execution.edge_access)
-    bulk_acc, cd_acc = props.vertex_property(g, k), None  # float32 sums; float64 adjusted sums
+    # bulk folded pulls keep their sums in registers (REGISTERS); a switch to change-driven
+    # then sums the rows its iteration read once more, into bulk_acc (float32), for cd_acc
+    registers = REGISTERS and fold
+    bulk_acc = None if registers else props.vertex_property(g, k)
+    cd_acc = None  # the change-driven iterations' float64 adjusted sums
     stop = _StopTest(converged, args, in_kernel=True, k=k)
     bulk_steps = stop.steps(update, moved=True)  # the test counts the movers' out-edges
     local = bool(local and LOCAL and stop.in_kernel)
@@ -433,13 +450,13 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         cd_steps, touched, spare_bits = _local_setup(g, args, stop, update)
     else:
         cd_steps = stop.steps(list(update) + [ops.Vertex(moved), ops.Vertex(commit)])
-    memo = auto_memo(g, contribution, k)
     if before is not None:
         before(x)
     info = RunInfo(variant=dict(feature_aware=execution.feature_aware, change_driven="auto",
                                 fold=fold, fused=False, direction="auto"), directions=[],
                    modes=[])
     mode, delta, active = BULK, None, None
+    switch_cost = 0.0  # seconds the last switch to change-driven took, charged to its iteration
     replay = _Replay()
     for info.iterations in range(1, int(max_iter) + 1):
         if mode == CHANGE_DRIVEN and (moved_edges(args) if local else
@@ -451,17 +468,23 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             stop.start(args)
         if mode == BULK:
             info.directions.append("pull")
-            call = dict(args, acc=props.fill(bulk_acc, 0.0), state=x, rows=x)
-            if fold:
+            call = dict(args, state=x, rows=x)
+            if fold and registers:
+                ops.foldmap(g, [edge(contribution, "acc", store=False)] + bulk_steps, call,
+                            direction="pull", **opts)
+            elif fold:
+                call["acc"] = props.fill(bulk_acc, 0.0)
                 ops.foldmap(g, [edge(contribution, "acc")] + bulk_steps, call,
                             direction="pull", **opts)
             else:
+                call["acc"] = props.fill(bulk_acc, 0.0)
                 ops.foldmap(g, [edge(contribution, "acc")], call, direction="pull", **opts)
                 ops.vertexmap(g, bulk_steps, call, **opts)
             x_next = args["x_next"]
             done = stop.done(args, x)
             if ops.KERNEL_CACHE.misses == compiled:
                 record_bulk(memo, time.perf_counter() - started)
+            switching = time.perf_counter()
             movers = None if done or memo.get("bulk only") else \
                 _movers(g, stop, args, x_next, x, threshold, limit)
             if movers is not None:
@@ -471,10 +494,16 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
                 if cd_acc is None:
                     cd_acc = props.vertex_property(g, k, dtype=np.float64)
                     args["pushed"], delta = props.vertex_property(g, k), props.vertex_property(g, k)
+                if registers:  # the sums stayed in registers: take them again from x
+                    bulk_acc = props.vertex_property(g, k) if bulk_acc is None else \
+                        props.fill(bulk_acc, 0.0)
+                    ops.foldmap(g, [edge(contribution, "acc")], dict(call, acc=bulk_acc),
+                                direction="pull", **opts)
                 cd_acc[...] = bulk_acc
                 props.commit_rows(x_next, x, movers, args["pushed"], args["delta_next"])
                 delta, args["delta_next"] = args["delta_next"], delta
                 active = frontier.from_mask(movers)
+                switch_cost += time.perf_counter() - switching  # change-driven's, not bulk's
         else:
             info.directions.append("push")
             call = dict(args, acc=cd_acc, state=x, rows=delta)
@@ -506,14 +535,17 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
             # (an iteration that built a kernel, compiled at its first launch, is not judged;
             # a step's first run and its recording as a CUDA graph are: they are what
             # change-driven costs on top of the replays)
-            if (ops.KERNEL_CACHE.misses == compiled
-                    and judge(memo, time.perf_counter() - started)):
-                mode = BULK  # change-driven does not pay here
+            # (so is the switch to change-driven: finding the movers and committing their rows)
+            if ops.KERNEL_CACHE.misses == compiled:
+                seconds, switch_cost = time.perf_counter() - started + switch_cost, 0.0
+                if judge(memo, seconds):
+                    mode = BULK  # change-driven does not pay here
         if not (local and info.modes[-1] == CHANGE_DRIVEN):  # a local step kept x in place
             x, args["x_next"] = args["x_next"], x
         if done or idle:
             info.converged = True
             break
+    seldom(memo, info.modes.count(CHANGE_DRIVEN), len(info.modes))
     return x, info
 
 
@@ -555,6 +587,39 @@ def judge(memo: dict, seconds: float) -> bool:
     return bool(memo.get("bulk only"))
 
 
+#: Watched runs on a graph (per edge function and k) with change-driven iterations in under
+#: :data:`SELDOM` of their iterations that ``change_driven="auto"`` allows before it stops
+#: watching there (:func:`seldom`).
+SELDOM_RUNS = 2
+SELDOM = 0.1
+
+
+def seldom(memo: dict, change_driven: int, iterations: int) -> bool:
+    """Count a watched run that spent ``change_driven`` of its ``iterations`` change-driven.
+    Watching costs every bulk iteration (the movers' out-edges are counted and read back:
+    5-9% of a k = 32 label propagation iteration on the H100), and a change-driven iteration
+    saves at most a bulk one, so a run with change-driven iterations in under :data:`SELDOM`
+    of its iterations cannot win that back; after :data:`SELDOM_RUNS` such runs
+    ``memo["bulk only"]`` is set and later runs are the bulk ones."""
+    if iterations and change_driven < SELDOM * iterations:
+        memo["seldom"] = memo.get("seldom", 0) + 1
+        if memo["seldom"] >= SELDOM_RUNS:
+            memo["bulk only"] = True
+    return bool(memo.get("bulk only"))
+
+
+def judge_continuation(memo: dict, seconds: float, iterations: int) -> bool:
+    """Whether change-driven does not pay on this graph, after a run that a fused bulk kernel
+    handed over to :func:`propagate` at its switch took ``seconds`` for ``iterations`` more:
+    its set-up, its first bulk iteration, the switch and the change-driven iterations are
+    all what watching for the switch cost, so when they took longer than as many bulk
+    iterations (:func:`record_bulk`) it sets ``memo["bulk only"]``."""
+    bulk_total, bulk_count = memo.get("bulk", (0.0, 0))
+    if bulk_count and iterations and seconds > iterations * bulk_total / bulk_count:
+        memo["bulk only"] = True
+    return bool(memo.get("bulk only"))
+
+
 def moved_edges(args) -> int:
     """The out-edges of the rows the last bulk iteration moved by more than the threshold, as
     its stop test counted them (:class:`_StopTest` with ``moved``)."""
@@ -577,11 +642,12 @@ def _name(contribution) -> str:
     return getattr(contribution, "py_func", contribution).__name__
 
 
-def auto_memo(g, contribution, k: int) -> dict:
-    """What ``change_driven="auto"`` learnt on ``g`` for this edge function and k: ``{"bulk
-    only": True}`` once a change-driven iteration was slower than a bulk one."""
+def auto_memo(g, contribution, k: int, case: str = "") -> dict:
+    """What ``change_driven="auto"`` learnt on ``g`` for this edge function, k and ``case``
+    (what else changes how a run moves, e.g. PageRank's uniform teleport against one
+    source's): ``{"bulk only": True}`` once change-driven was measured not to pay."""
     name = _name(contribution)
-    return g.cached(("propagate", "auto", name, int(k)), dict)
+    return g.cached(("propagate", "auto", name, int(k), case), dict)
 
 
 def _out_edges(g, mask) -> int:

@@ -27,7 +27,8 @@ from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
-from ._propagate import L1ChangeTest, auto_memo, bulk_pull_fold, plan, propagate, record_bulk
+from ._propagate import (L1ChangeTest, auto_memo, bulk_pull_fold, judge_continuation, plan,
+                         propagate, record_bulk, seldom)
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
@@ -253,7 +254,7 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
                 else xp.zeros(1, dtype=np.float32))
     auto = execution.change_driven == "auto"
     # the kernel watches for the switch unless change-driven was measured not to pay here
-    memo = auto_memo(g, weighted_share if weights is not None else share, 1)
+    memo = auto_memo(g, weighted_share if weights is not None else share, 1, _case(source))
     watch = auto and not memo.get("bulk only")
     started = time.perf_counter()
     iterations, converged, switched = fused_kernel.run(
@@ -266,6 +267,8 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         if memo.get("fused launches"):
             record_bulk(memo, time.perf_counter() - started, iterations)
         memo["fused launches"] = memo.get("fused launches", 0) + 1
+        if not switched:
+            seldom(memo, 0, iterations)
     info = RunInfo(iterations=iterations, converged=bool(converged),
                    variant=dict(feature_aware=execution.feature_aware,
                                 change_driven="auto" if auto else False, fold=True, fused=True,
@@ -273,15 +276,26 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
                    directions=["pull"] * iterations, modes=["bulk"] * iterations)
     rank = ranks[iterations % 2]
     if switched and iterations < max_iter:
+        began, compiled = time.perf_counter(), ops.KERNEL_CACHE.misses
         more, rest = _iterate(g, device.full(1, source, np.int64), alpha, tol,
                               max_iter - iterations, weights, teleport_column, execution,
                               start=rank.reshape(-1, 1))
+        if ops.KERNEL_CACHE.misses == compiled:  # (a run that built kernels is not judged)
+            device.synchronize()
+            judge_continuation(memo, time.perf_counter() - began, rest.iterations)
         rank = more[:, 0]
         info.iterations += rest.iterations
         info.converged = rest.converged
         info.directions += rest.directions
         info.modes += rest.modes
     return rank, info
+
+
+def _case(source) -> str:
+    """What ``change_driven="auto"`` learns under on a graph besides the edge function and k
+    (:func:`~onyx_rapids.algorithms._propagate.auto_memo`): a uniform teleport moves every
+    vertex from the start, a source's spreads from it, so they learn apart."""
+    return {UNIFORM: "uniform", PERSONALIZED: "personalized"}.get(int(source), "sources")
 
 
 def _start_dangling(g, weight_key, inv_out, rank, source):
@@ -332,7 +346,7 @@ def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, executi
         edge_fn = weighted_share
     dangling = args["dangling"]
     common = dict(execution=execution, max_iter=max_iter, threshold=float(tol) / n,
-                  default_fold=bulk_pull_fold(execution))
+                  default_fold=bulk_pull_fold(execution), case=_case(int(sources[0])))
     if _no_dangling_mass(g, dangling_mask, sources, rank):
         # a vertex's rank reads only its own aggregate, so the stop test runs in the vertex
         # kernel and change-driven steps visit only what their push reached
