@@ -469,15 +469,12 @@ def _auto(g, x, contribution, update, args, *, execution, converged, max_iter, t
         if mode == BULK:
             info.directions.append("pull")
             call = dict(args, state=x, rows=x)
-            if fold and registers:
-                ops.foldmap(g, [edge(contribution, "acc", store=False)] + bulk_steps, call,
-                            direction="pull", **opts)
-            elif fold:
+            if not registers:
                 call["acc"] = props.fill(bulk_acc, 0.0)
-                ops.foldmap(g, [edge(contribution, "acc")] + bulk_steps, call,
-                            direction="pull", **opts)
+            if fold:
+                ops.foldmap(g, [edge(contribution, "acc", store=not registers)] + bulk_steps,
+                            call, direction="pull", **opts)
             else:
-                call["acc"] = props.fill(bulk_acc, 0.0)
                 ops.foldmap(g, [edge(contribution, "acc")], call, direction="pull", **opts)
                 ops.vertexmap(g, bulk_steps, call, **opts)
             x_next = args["x_next"]
@@ -587,7 +584,7 @@ def judge(memo: dict, seconds: float) -> bool:
     return bool(memo.get("bulk only"))
 
 
-#: Watched runs on a graph (per edge function and k) with change-driven iterations in under
+#: Watched runs on a graph (per edge function, k and case) with change-driven iterations in under
 #: :data:`SELDOM` of their iterations that ``change_driven="auto"`` allows before it stops
 #: watching there (:func:`seldom`).
 SELDOM_RUNS = 2
