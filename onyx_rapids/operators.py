@@ -62,7 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import device
+from . import device, streaming
 from .execution import EDGE_ACCESS, _choice
 from .kernels import codegen
 from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
@@ -434,6 +434,8 @@ class _Plan:
     functions: tuple
     grid: int
     max_blocks: int
+    per_vertex: int = 1  # threads a vertex takes (a streamed partition's grid is sized by it)
+    streamed: bool = False  # host-placed in-edges streamed through device memory (streaming)
 
     @property
     def key(self):
@@ -690,8 +692,11 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
             f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
             "48 KiB of shared memory; lower scratch or block_size"
         )
+    streamed = streaming.applies(g, direction=direction, has_edges=checked.has_edges,
+                                 all_active=all_active, edge_access=edge_access) \
+        and streaming.stream_for(g, _reads_edges(checked.specs)) is not None
     runs, align = _edge_runs(g, edge_access, mapping, direction, checked.has_edges, group,
-                             coop)
+                             coop, streamed)
     steps = tuple(
         dataclasses.replace(s, vector=width if VECTOR_GATHER and width > 1 and mapping != "nfa"
                             and direction == "pull" and _vector_rows(args[s.source], width)
@@ -716,30 +721,31 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
         runs=runs,
         align=align,
     )
-    if mapping == "warp" and direction == "push":
-        threads = -(-n // 32) * 32
-    elif mapping == "warp":
-        threads = n * group * coop
-    elif mapping == "nfa":
-        threads = n
-    else:
-        threads = n * group
+    per_vertex = group * coop if mapping == "warp" else 1 if mapping == "nfa" else group
+    threads = -(-n // 32) * 32 if mapping == "warp" and direction == "push" else n * per_vertex
     if max_blocks is None:
         max_blocks = 2 if device.is_simulator() else device.multiprocessor_count() * 16
     return _Plan(spec=spec, functions=checked.functions,
-                 grid=device.grid_size(threads, block, max_blocks), max_blocks=int(max_blocks))
+                 grid=device.grid_size(threads, block, max_blocks), max_blocks=int(max_blocks),
+                 per_vertex=per_vertex, streamed=streamed)
+
+
+def _reads_edges(specs) -> bool:
+    """Whether an edge step of the kernel reads its edge id (so the edge ids are streamed)."""
+    return any(s.reads_edge for s in specs if s.kind == "edge")
 
 
 def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, group: int,
-               coop: int):
+               coop: int, streamed: bool = False):
     """``(runs, align)`` of a pull kernel's in-edge reads for ``edge_access`` (see foldmap):
     merged runs of ``group * coop`` edges for "merged", aligned to 128 bytes (or the run, if
-    shorter) for "aligned"; when None, aligned runs for edges placed on the host if a
-    property has several lanes (with one, the groups of a vertex already read consecutive
-    edges, and the runs' bookkeeping cost 2-13% on the H100: ``run-hostmem_*_h100-runs*``)."""
+    shorter) for "aligned"; when None, aligned runs for edges read from the host (placed
+    there and not ``streamed``) if a property has several lanes (with one, the groups of a
+    vertex already read consecutive edges, and the runs' bookkeeping cost 2-13% on the H100:
+    ``run-hostmem_*_h100-runs*``)."""
     _choice("edge_access", edge_access, EDGE_ACCESS, optional=True)
     if edge_access is None:
-        host = getattr(g, "placement", "device") == "host"
+        host = getattr(g, "placement", "device") == "host" and not streamed
         edge_access = "aligned" if host and mapping == "warp" and group > 1 else "degree"
     if edge_access in ("degree", "naive") or direction != "pull" or not has_edges:
         return False, 0
@@ -778,21 +784,39 @@ def _launch(g, plan: _Plan, args: dict, active_in, active_out):
     else:
         offsets, indices, edge_ids = g.out_offsets, g.out_indices, g.out_indices
     dummy = _dummy_bits()
-    fixed = (np.int64(g.n), offsets, indices, edge_ids,
-             dummy if active_in is None else active_in,
-             dummy if active_out is None else active_out)
+    bits = (dummy if active_in is None else active_in,
+            dummy if active_out is None else active_out)
     arrays = tuple(args[name] for name in spec.arg_names)
     block = spec.block_size
-    if spec.heavy:  # the heavy vertices' chunks first: the main kernel's vertex steps read them
+    if spec.heavy:
         chunk_spec = dataclasses.replace(spec, chunk_kernel=True)
         chunk_kernel, _ = KERNEL_CACHE.get((chunk_spec, functions),
                                            lambda: codegen.build(chunk_spec, functions))
         owners, starts = _heavy_chunks(g, spec.heavy, spec.chunk)
-        blocks = min(int(owners.shape[0]), plan.max_blocks)
-        _timed(chunk_spec, lambda: chunk_kernel[device.launch_config(blocks, block)](
-            *device.kernel_args(fixed + (owners, starts) + arrays)))
-    _timed(spec, lambda: kernel[device.launch_config(plan.grid, block)](
-        *device.kernel_args(fixed + arrays)))
+
+    def run(first, end, indices, edge_ids, chunks, grid):
+        fixed = (np.int64(end), np.int64(first), offsets, indices, edge_ids) + bits
+        if chunks is not None and chunks[1] > chunks[0]:
+            # the heavy vertices' chunks first: the main kernel's vertex steps read them
+            c0, c1 = chunks
+            blocks = min(c1 - c0, plan.max_blocks)
+            _timed(chunk_spec, lambda: chunk_kernel[device.launch_config(blocks, block)](
+                *device.kernel_args(fixed + (owners[c0:c1], starts[c0:c1]) + arrays)))
+        _timed(spec, lambda: kernel[device.launch_config(grid, block)](
+            *device.kernel_args(fixed + arrays)))
+
+    if not plan.streamed:
+        run(0, g.n, indices, edge_ids, (0, int(owners.shape[0])) if spec.heavy else None,
+            plan.grid)
+        return
+    # a partition of destination vertices at a time, its in-edges in device memory
+    owned = g.cached(("operators", "pull_chunk_owners", spec.heavy, spec.chunk),
+                     lambda: device.to_host(owners)) if spec.heavy else None
+    for first, end, streamed in streaming.stream_for(g, _reads_edges(spec.steps)).windows():
+        chunks = None if owned is None else (int(np.searchsorted(owned, first)),
+                                             int(np.searchsorted(owned, end)))
+        run(first, end, streamed[0], streamed[1] if len(streamed) > 1 else edge_ids, chunks,
+            device.grid_size((end - first) * plan.per_vertex, block, plan.max_blocks))
 
 
 def foldmap(

@@ -9,7 +9,7 @@ import oracles_traversal as oracle
 from graphs import csr_edges, predecessor_ids
 from onyx_rapids import (Graph, bfs, device, feature_propagation, graph as graph_module,
                          label_propagation, memory, pagerank, personalized_pagerank, sssp,
-                         operators, weakly_connected_components)
+                         operators, streaming, weakly_connected_components)
 from onyx_rapids.kernels import pagerank as pagerank_kernel
 
 ACCESS = ("degree", "naive", "merged", "aligned")
@@ -91,21 +91,26 @@ def test_host_placement_defaults_to_aligned_reads(pair):
 
 
 @pytest.mark.filterwarnings("ignore:.*did not converge:RuntimeWarning")  # a few iterations
-def test_propagations_equal_on_both_placements(pair):
-    """Host edges: the fused kernel's lane per in-edge (pagerank) and the generated pull
-    kernels' aligned runs (the others; LP's weighted edge function reads edge ids)."""
+def test_propagations_equal_on_both_placements(pair, monkeypatch):
+    """Host edges copied to the device for the call (``onyx_rapids.streaming``: the fused
+    kernels read a whole copy, the generated pulls stream partitions; LP's weighted edge
+    function reads edge ids, streamed too), and read zero-copy (STREAM off: the fused
+    kernel's lane per in-edge, the generated pulls' aligned runs)."""
     g, h = pair
     ids = device.to_host(g.vertices)
     rng = np.random.default_rng(0)
     feats = pd.DataFrame(rng.random((g.n, 3)).astype(np.float32), index=ids)
     labels = pd.DataFrame({"vertex": ids[:4], "label": [0, 1, 0, 1]})
+    pandas = lambda f: getattr(f, "to_pandas", lambda: f)()  # noqa: E731  (cuDF frames)
     for run in (lambda x: pagerank(x, max_iter=10),
                 lambda x: pagerank(x, weight="w", max_iter=10),
                 lambda x: personalized_pagerank(x, sources=list(ids[:2]), max_iter=5),
                 lambda x: feature_propagation(x, feats, iterations=2),
                 lambda x: label_propagation(x, labels, k=2, max_iter=4)):
-        a, b = (getattr(f, "to_pandas", lambda f=f: f)() for f in (run(g), run(h)))
-        pd.testing.assert_frame_equal(a, b, rtol=1e-5, atol=1e-7)
+        want = pandas(run(g))
+        for stream in (True, False):
+            monkeypatch.setattr(streaming, "STREAM", stream)
+            pd.testing.assert_frame_equal(want, pandas(run(h)), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.filterwarnings("ignore:.*did not converge:RuntimeWarning")  # 3 iterations

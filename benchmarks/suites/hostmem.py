@@ -10,13 +10,20 @@ the graph's edge arrays in device memory, in pinned host memory read zero-copy (
   aligned`` (ours: the host default), ``host merged``, ``host naive`` (EMOGI's ablation:
   ``edge_access``), ``device`` (the graph in device memory), ``uvm`` (the CSR/CSC in managed
   memory with read-mostly advice; every timed call starts cold: the host rewrites the arrays
-  first, so their pages are on the host).  ``pagerank`` (unweighted, the fused kernel):
-  ``host``, ``device``, ``uvm``; ``feature_propagation`` at k = 1 and 32 (10 iterations):
-  ``device``, ``uvm``, and the generated pull kernel on host edges read in aligned runs,
-  merged runs and a load per group and edge (``host aligned`` / ``merged`` / ``degree``; at
-  k = 1 ``host`` is the default fused kernel and those three are ``... generated``);
-  pagerank also ``partition streaming`` (:class:`Streamed`: the CSC copied to the device in
-  partitions every iteration, as many iterations as our run took).
+  first, so their pages are on the host).  ``pagerank`` (unweighted) and
+  ``feature_propagation`` at k = 1 and 32 (10 iterations): ``device`` and ``uvm``; ``host``,
+  the default on host edges, streams the CSC (:mod:`onyx_rapids.streaming`: as much of it
+  resident as fits, the rest copied each iteration; the fused kernels of pagerank and
+  k = 1 read a copy of the whole CSC made once per call where it fits); ``host streamed,
+  CSC/2 resident`` and ``host streamed, none resident`` (32 MiB partitions) cap what stays
+  resident, so the copy pipeline shows; ``host fused zero-copy`` is the fused kernel
+  (pagerank, k = 1) reading the host edges zero-copy, a lane an in-edge (streaming off);
+  and, for feature propagation, the generated pull
+  kernel reading them zero-copy in aligned runs, merged runs and a load per group and edge
+  (``host aligned`` / ``merged`` / ``degree``, ``... generated`` at k = 1).  Streamed rows
+  record ``copied_bytes``, the bytes the call copied over PCIe.  Pagerank also ``partition
+  streaming`` (:class:`Streamed`: the peer a user would write, the CSC copied to the device
+  in partitions every iteration, as many iterations as our run took).
 * Every row is checked against the device row (exact for bfs / wcc, relative 1e-4 for sssp,
   1e-5 for the propagations).  ``params`` hold the edge-array bytes the run had to read (bfs:
   the reached vertices' out-edges, ids; sssp: the same with weights, a lower bound; wcc: the
@@ -37,7 +44,7 @@ import ctypes
 
 import numpy as np
 
-from onyx_rapids import device, host_build, memory
+from onyx_rapids import device, host_build, memory, streaming
 from onyx_rapids.graph import Graph
 
 from .. import catalog
@@ -186,7 +193,8 @@ def measure(run, spec, g, stats) -> None:
                           + [(f"host {a}", h, {"edge_access": a}) for a in ACCESS]))
         elif name == "pagerank":
             kw = dict(weight=False, tol=1e-6, max_iter=100, return_info=True)
-            cases.append((name, "unweighted", kw, [("device", g, {}), ("host", h, {})]))
+            cases.append((name, "unweighted", kw, [("device", g, {}), ("host", h, {})]
+                          + _streamed_variants(g, h) + [ZERO_COPY_FUSED(h)]))
         elif name == "feature_propagation":
             for k in (1, 32):
                 rng = np.random.default_rng(k)
@@ -198,8 +206,10 @@ def measure(run, spec, g, stats) -> None:
                 reads = [(f"host {a}", h, {"edge_access": a}) for a in ("aligned", "merged",
                                                                        "degree")]
                 if k == 1:
-                    reads = [("host", h, {})] + [(f"{v} generated", x, o) for v, x, o in reads]
-                cases.append((name, f"k={k}", kw, [("device", g, {})] + reads))
+                    reads = [ZERO_COPY_FUSED(h)] + [
+                        (f"{v} generated", x, o) for v, x, o in reads]
+                cases.append((name, f"k={k}", kw, [("device", g, {}), ("host", h, {})]
+                              + _streamed_variants(g.simple_undirected(), h) + reads))
     from onyx_rapids import registry
 
     for name, case, kw, variants in cases:
@@ -207,7 +217,10 @@ def measure(run, spec, g, stats) -> None:
         k = kw["features"].shape[1] if "features" in kw else 1
         reference = None
         for variant, graph_obj, extra in variants + [("uvm", None, {})]:
-            role = "ours" if variant in ("host aligned", "host") else "variant"
+            extra = dict(extra)
+            knobs = extra.pop("streaming", None)
+            ours = "host" if name in ("pagerank", "feature_propagation") else "host aligned"
+            role = "ours" if variant == ours else "variant"
             if variant == "uvm":
                 role = "peer"
             row = run.row(graph, name, case, variant, "ours" if variant != "uvm" else
@@ -219,14 +232,21 @@ def measure(run, spec, g, stats) -> None:
                     continue
                 graph_obj = managed.graph
             call = lambda: fn(graph_obj, **kw, **extra)  # noqa: E731
+            copied = streaming.COUNTERS["bytes_copied"]
             try:
                 if variant == "uvm":
                     out, first, times = _cold_times(call, managed, run.repeat)
                 else:
-                    out, first, times = time_calls(call, run.repeat)
+                    with _knobs(knobs):
+                        out, first, times = time_calls(call, run.repeat)
             except Exception as e:
                 run.error(row, e, variant)
                 continue
+            copied = (streaming.COUNTERS["bytes_copied"] - copied) / (len(times) + 1)
+            if copied:  # the streamed pulls' copies: bytes over PCIe per call
+                row["params"]["copied_bytes"] = copied
+            if knobs:
+                row["params"].update({f"streaming.{k}": v for k, v in knobs.items()})
             row.update(first_call_ms=first, times_ms=times, repeats=len(times), ms=median(times))
             frame, info = out if isinstance(out, tuple) else (out, None)
             values = _values(name, frame)
@@ -251,6 +271,37 @@ def measure(run, spec, g, stats) -> None:
     _budget_case(run, graph, g, source)
     if getattr(run, "device_budget", None):
         _auto_case(run, graph, g, source, run.device_budget)
+
+
+def ZERO_COPY_FUSED(h):  # noqa: N802  (a row's spec)
+    """The fused kernel reading the host edges zero-copy: streaming off."""
+    return ("host fused zero-copy", h, {"fused": True, "streaming": dict(STREAM=False)})
+
+
+def _streamed_variants(g, h):
+    """``host streamed`` rows with less of the pulled CSC's source ids resident (``g`` the graph
+    the algorithm pulls over): at most half of them, and none with 32 MiB partitions (every
+    iteration then copies all but the two partitions its buffers still hold)."""
+    csc = int(g.m) * np.dtype(g.in_indices.dtype).itemsize
+    return [("host streamed, CSC/2 resident", h, {"streaming": dict(RESIDENT_LIMIT=csc // 2)}),
+            ("host streamed, none resident", h, {"streaming": dict(RESIDENT_LIMIT=0,
+                                                                   PARTITION_BYTES=32 << 20)})]
+
+
+class _knobs:
+    """:mod:`onyx_rapids.streaming`'s module settings set to ``values`` for the block."""
+
+    def __init__(self, values):
+        self.values = values or {}
+
+    def __enter__(self):
+        self.before = {name: getattr(streaming, name) for name in self.values}
+        for name, value in self.values.items():
+            setattr(streaming, name, value)
+
+    def __exit__(self, *exc):
+        for name, value in self.before.items():
+            setattr(streaming, name, value)
 
 
 def _auto_case(run, graph, g, source, budget: int):

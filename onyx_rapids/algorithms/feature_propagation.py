@@ -16,7 +16,7 @@ import dataclasses
 import numpy as np
 from numba import cuda
 
-from .. import device, operators as ops, properties as props
+from .. import device, operators as ops, properties as props, streaming
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm, unsupported
@@ -116,10 +116,13 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
 
 def _fused_choice(execution, k: int, fold: bool, direction, simple) -> bool:
     """Whether the run takes the fused kernel: ``fused`` as given, or when None with one
-    feature column, folded and pulling, on a graph with edges."""
+    feature column, folded and pulling, on a graph with edges whose CSC, if placed on the
+    host, fits on the device for the call or cannot be streamed either
+    (:mod:`onyx_rapids.streaming`: else the generated pull streams it)."""
     if execution.fused is None:
         return k == 1 and fold and direction in (None, "pull") and simple.m > 0 \
-            and execution.edge_access is None
+            and execution.edge_access is None and (not streaming.preferred(simple) or
+                                                    streaming.whole_fits(simple, simple.m * 4))
     if execution.fused and k != 1:
         raise unsupported("feature_propagation", "fused=True", "the fused kernel propagates "
                           f"one feature column; these features have {k}")
@@ -143,8 +146,9 @@ def _fused(simple, x, inv_sqrt_degree, alpha, iterations, execution):
     else:
         ys[0, order[0]] = ranks[0] * s
     if iterations:
+        work, indices, _ = fused_kernel.resident(simple)
         done, _, _ = fused_kernel.run(
-            simple, fused_kernel.pull_work(simple), s, device.zeros(1, np.float32), ranks, ys,
+            simple, work, s, device.zeros(1, np.float32), ranks, ys, indices=indices,
             alpha=1.0 - alpha, source=fused_kernel.APPNP, teleport=ranks[0].copy(),
             dangling=0.0, tol=-1.0, max_iter=iterations, threshold=0.0, switch_edges=-1.0,
             block_size=execution.block_size, order=order)

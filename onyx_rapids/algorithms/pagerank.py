@@ -22,7 +22,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from .. import device, io, operators as ops, properties as props
+from .. import device, io, operators as ops, properties as props, streaming
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm, unsupported
@@ -188,15 +188,26 @@ def _personalization(g, values):
 
 def _fused_choice(name, g, execution, *, sources=1):
     """Whether the run goes to the fused kernel: ``fused`` as given, or when None, whenever
-    the run is one it can do (bulk, pulling, folded, one teleport source or distribution)."""
+    the run is one it can do (bulk, pulling, folded, one teleport source or distribution) and,
+    on a graph placed on the host, its CSC (and weights) fit on the device for the call or
+    cannot be streamed either (:mod:`onyx_rapids.streaming`: else the generated pull streams
+    them, where the fused kernel would read them zero-copy)."""
     fold, direction = plan(execution, default_fold=bulk_pull_fold(execution))
     if execution.fused is None:
         return sources == 1 and execution.change_driven is not True and fold \
-            and direction == "pull" and g.m > 0 and execution.edge_access is None
+            and direction == "pull" and g.m > 0 and execution.edge_access is None \
+            and _fused_edges_fit(g)
     if execution.fused and sources != 1:
         raise unsupported(name, "fused=True", "the fused kernel runs one teleport source or "
                           f"distribution; it cannot run {sources} sources")
     return execution.fused
+
+
+def _fused_edges_fit(g) -> bool:
+    """Whether the fused kernel may take a run on ``g``: its edges are on the device, or they
+    fit there whole for the call, or they could not be streamed anyway (read zero-copy)."""
+    nbytes = g.m * (np.dtype(g.in_indices.dtype).itemsize + (4 if g.weight_names else 0))
+    return not streaming.preferred(g) or streaming.whole_fits(g, nbytes)
 
 
 def _weight_key(g, weight, weights):
@@ -229,9 +240,11 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
     the moving vertices own at most ``pull_fraction`` of the out-edges and :func:`_iterate`
     goes on from its ranks."""
     xp, n = device.xp, g.n
-    work = fused_kernel.pull_work(g)
     inv_out, in_weights = g.cached(("pagerank", "fused shares", weight_key),
                                    lambda: _fused_shares(g, weights))
+    work, indices, copied = fused_kernel.resident(g, in_weights if weights is not None
+                                                  else None)
+    in_weights = in_weights if copied is None else copied
     if source == UNIFORM:
         ranks = xp.full((2, n), 1.0 / n, dtype=np.float32)
     elif source == PERSONALIZED:
@@ -261,7 +274,8 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         g, work, inv_out, in_weights, ranks, ys, alpha=alpha, source=source, teleport=teleport,
         dangling=dangling, tol=tol, max_iter=max_iter, threshold=tol / n,
         switch_edges=execution.pull_fraction * g.m if watch else -1.0,
-        block_size=execution.block_size, weighted=weights is not None, order=order)
+        block_size=execution.block_size, weighted=weights is not None, order=order,
+        indices=indices)
     if watch:  # the bulk time change-driven iterations are judged against (not the first
         # launch on the graph: it may compile the kernel)
         if memo.get("fused launches"):

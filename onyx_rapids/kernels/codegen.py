@@ -69,7 +69,10 @@ from numba import cuda, int32, uint32
 
 from . import collective, vectors
 
-FIXED_PARAMS = ("n", "offsets", "indices", "edge_ids", "active_in", "active_out")
+#: Every generated kernel's first parameters.  A pull visits the vertices ``first_vertex <= v < n``
+#: (a whole launch: 0 and the vertex count; a streamed launch, :mod:`onyx_rapids.streaming`: one
+#: partition of destination vertices); push and chunk kernels take ``first_vertex`` and ignore it.
+FIXED_PARAMS = ("n", "first_vertex", "offsets", "indices", "edge_ids", "active_in", "active_out")
 
 
 @dataclass(frozen=True)
@@ -866,7 +869,7 @@ class _Generator:
         spec, w = self.spec, self.w
         self.header()
         if spec.mapping == "nfa":
-            w("v = cuda.grid(1)")
+            w("v = first_vertex + cuda.grid(1)")
             w("stride = cuda.gridDim.x * cuda.blockDim.x")
             w("while v < n:")
             w.indent()
@@ -889,7 +892,7 @@ class _Generator:
                 w("umask = FULL")
             # a warp-uniform loop: every lane reaches every collective, so the warp stays
             # converged (lanes past n take part with valid = False)
-            w(f"vb = (cuda.grid(1) // 32) * {units}")
+            w(f"vb = first_vertex + (cuda.grid(1) // 32) * {units}")
             self.pull_uniform_loop(f"vb + lane // {W}",
                                    f"(cuda.gridDim.x * cuda.blockDim.x // 32) * {units}")
         else:
@@ -932,7 +935,7 @@ class _Generator:
         w(f"f = cuda.threadIdx.x - g * {T}")
         self.feature_vars()
         w(f"gstart = g * {T}")
-        w(f"vb = cuda.blockIdx.x * {gpb}")
+        w(f"vb = first_vertex + cuda.blockIdx.x * {gpb}")
 
     def push_kernel(self):
         spec, w = self.spec, self.w

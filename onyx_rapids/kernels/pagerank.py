@@ -268,18 +268,21 @@ def _make(gather):
 
 
 def run(g, work, inv_out, in_weights, ranks, ys, *, alpha, source, teleport, dangling, tol,
-        max_iter, threshold, switch_edges, block_size=None, weighted=False, order=None):
+        max_iter, threshold, switch_edges, block_size=None, weighted=False, order=None,
+        indices=None):
     """Launch the fused kernel on ``g``'s in-edges (``work``: :func:`pull_work`) from row 0 of
     ``ranks`` / ``ys``; returns (iterations, converged, switched).  The rows of the last
     iteration are ``ranks[iterations % 2]``.  ``order``: :func:`gather_order`'s, with ``ys``
-    in that order (v's share at ``slots[v]``) and ``in_weights`` reordered by its positions."""
+    in that order (v's share at ``slots[v]``) and ``in_weights`` reordered by its positions.
+    ``indices``: a copy of ``g.in_indices`` to read instead (a host-placed graph's, on the
+    device for the call: :func:`onyx_rapids.streaming.whole`)."""
     from .. import operators as ops
 
     xp = device.xp
     heavy = max(1, work["heavy"])
     out = xp.zeros(3, dtype=np.int64)
-    slots, indices = order[:2] if order is not None else (device.zeros(1, np.int32),
-                                                           g.in_indices)
+    slots, indices = order[:2] if order is not None else (
+        device.zeros(1, np.int32), g.in_indices if indices is None else indices)
     call = (g.in_offsets, indices, in_weights, work["order"], work["bin_start"],
             work["bin_units"], work["chunk_start"], work["chunk_slot"], work["slot_vertex"],
             work["slot_chunks"], xp.zeros(heavy, dtype=np.float64),
@@ -340,18 +343,21 @@ def gather_order(g):
 
 
 def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
-              chunk: int | None = None) -> dict:
+              chunk: int | None = None, *, from_host: bool | None = None) -> dict:
     """The work lists of :func:`pagerank_fused` for ``g``'s in-edges, cached on the graph.
 
     ``order``: the vertices of in-degree below ``heavy`` grouped by bin (ascending ids within a
     bin), ``bin_start`` the bins' bounds in it, ``bin_units`` their lanes per vertex
     (``next_pow2(ceil(degree / per_lane))``, at most 32; ``per_lane`` None: HOST_PER_LANE for
-    host-placed edges, else :func:`lane_edges` of the graph's in-degrees); ``slot_vertex`` the
+    edges read from the host, else :func:`lane_edges` of the graph's in-degrees); ``slot_vertex`` the
     heavy vertices,
     ``slot_chunks`` their chunk counts, ``chunk_start``/``chunk_slot`` one entry per chunk.
+    ``from_host``: whether the kernel reads the edges from host memory (default: where they
+    are placed).
     """
     per_lane = PER_LANE if per_lane is None else per_lane
-    if per_lane is None and g.placement == "host":
+    from_host = g.placement == "host" if from_host is None else from_host
+    if per_lane is None and from_host:  # (False: a host graph's edges copied to the device)
         per_lane = HOST_PER_LANE
     heavy, chunk = HEAVY if heavy is None else heavy, CHUNK if chunk is None else chunk
     if per_lane is None:
@@ -359,6 +365,20 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
                             lambda: lane_edges(_in_degree(g), int(heavy)))
     return g.cached(("pagerank", "pull_work", int(per_lane), int(heavy), int(chunk)),
                     lambda: _pull_work(g, int(per_lane), int(heavy), int(chunk)))
+
+
+def resident(g, in_weights=None):
+    """``(work, indices, in_weights)`` for :func:`run` on ``g``: a host-placed graph's
+    in-edges (and CSC-order weights, when given) copied to the device for the call where they
+    fit (:func:`onyx_rapids.streaming.whole`), with the device's lanes per vertex; else the
+    arrays where they are (``indices`` None: ``g.in_indices``)."""
+    from .. import streaming
+
+    copies = streaming.whole(g, (g.in_indices,) + (() if in_weights is None else (in_weights,)))
+    if copies is None:
+        return pull_work(g), None, in_weights
+    return pull_work(g, from_host=False), copies[0], \
+        (in_weights if in_weights is None else copies[1])
 
 
 def lane_edges(degree: np.ndarray, heavy: int) -> int:
