@@ -231,7 +231,6 @@ class EdgeStream:
 
         parts = [(v0, v1, int(self.offsets[v0]), int(self.offsets[v1]))
                  for v0, v1 in row_blocks(self.offsets, per)]
-        parts = [p for p in parts if p[3] > p[2]] or parts[:1]
         if self.m * per_edge <= room and (RESIDENT_LIMIT is None
                                           or self.m * per_edge <= RESIDENT_LIMIT):
             resident = len(parts)
@@ -269,6 +268,11 @@ class EdgeStream:
             for slot in self.slots:
                 slot.ready = xp.cuda.Event(disable_timing=True)
                 slot.freed = xp.cuda.Event(disable_timing=True)
+            # the pool hands out memory freed on the compute stream, where work queued before
+            # may still write it: the copies start after that work
+            allocated = xp.cuda.Event(disable_timing=True)
+            allocated.record(xp.cuda.get_current_stream())
+            self.copy_stream.wait_event(allocated)
         for dst, src in zip(self.resident, self.sources):
             if resident_edges:
                 _copy_whole(dst, src, resident_edges)
