@@ -152,3 +152,20 @@ def test_zero_copy_when_the_buffers_do_not_fit_or_streaming_is_off(pair, monkeyp
         assert _delta(before) == {"launches": 0, "partitions": 0, "bytes_copied": 0}
         pd.testing.assert_frame_equal(want, got, rtol=1e-5, atol=1e-7)
         memory.set_device_budget(None)
+
+
+def test_vertices_without_in_edges_in_a_partition_of_their_own():
+    """The last vertices have out-edges only: their partition holds no edge, and its launch
+    still runs their vertex step (their rank is the teleport's)."""
+    src = np.r_[np.arange(20), np.arange(20, 40)]
+    # 20..39 receive nothing, and the partition before them ends inside 19's in-edges
+    dst = np.r_[(np.arange(20) + 1) % 20, np.full(20, 19)]
+    df = pd.DataFrame({"src": src, "dst": dst})
+    g = Graph.from_edgelist(df, placement="device")
+    h = Graph.from_edgelist(df, placement="host")
+    assert int(device.to_host(h.in_degree)[-10:].max()) == 0
+    want = _pandas(pagerank(g, weight=False, max_iter=3))
+    before = _counters()
+    got = _pandas(pagerank(h, weight=False, max_iter=3))
+    assert _delta(before)["launches"] == 3
+    pd.testing.assert_frame_equal(want, got, rtol=1e-5, atol=1e-7)
