@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, float32, float64, uint32
 
-from .. import device
+from .. import device, memory
 from .collective import warp_sum
 
 WARP = 32
@@ -319,12 +319,14 @@ def gather_order(g):
     neighbouring ones; None where the graph has no such hubs (:data:`GATHER_ORDER_SHARE`), is
     already in degree order or keeps its edges on the host.  Offsets, work lists and ranks
     keep the graph's numbering.  Costs a sort of the n degrees and one of the m in-edges, and
-    m indices and positions, cached on the graph."""
+    m indices and positions, cached on the graph; None also where its int64 temporaries (four
+    of m) do not fit in the device memory available."""
 
     def build():
         xp = device.xp
         if (GATHER_ORDER_SHARE is None or g.m == 0 or g.vertex_order == "degree"
-                or g.placement == "host"):
+                or g.placement == "host"
+                or 4 * 8 * g.m > memory.device_available()):  # its int64 temporaries
             return None
         degree = g.out_degree.astype(np.int64)
         hot = degree >= 4 * g.m / g.n
@@ -349,8 +351,8 @@ def pull_work(g, per_lane: int | None = None, heavy: int | None = None,
     ``order``: the vertices of in-degree below ``heavy`` grouped by bin (ascending ids within a
     bin), ``bin_start`` the bins' bounds in it, ``bin_units`` their lanes per vertex
     (``next_pow2(ceil(degree / per_lane))``, at most 32; ``per_lane`` None: HOST_PER_LANE for
-    edges read from the host, else :func:`lane_edges` of the graph's in-degrees); ``slot_vertex`` the
-    heavy vertices,
+    edges read from the host, else :func:`lane_edges` of the graph's in-degrees);
+    ``slot_vertex`` the heavy vertices,
     ``slot_chunks`` their chunk counts, ``chunk_start``/``chunk_slot`` one entry per chunk.
     ``from_host``: whether the kernel reads the edges from host memory (default: where they
     are placed).
