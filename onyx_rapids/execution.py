@@ -102,7 +102,9 @@ class Execution:
         have a vertex's lanes load runs of consecutive in-edges and shuffle them round (the
         warp mapping: k / width <= 32), ``"degree"`` / ``"naive"`` have each feature group
         load each edge it takes (the host default at one lane a property, k = 1); given, it
-        keeps those algorithms off the fused kernels.
+        keeps those algorithms off the fused kernels.  Left None on a host-placed graph, a
+        pull over every vertex copies the in-edges to the device for the call instead of
+        reading them zero-copy (:mod:`onyx_rapids.streaming`); given, it reads them zero-copy.
     approximation, tuning : None
         Reserved for approximation knobs and the autotuner; must be None today.
 
