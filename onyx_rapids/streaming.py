@@ -76,9 +76,8 @@ _KEY = ("streaming", "streams")
 def applies(g, *, direction: str, has_edges: bool, all_active: bool, edge_access) -> bool:
     """Whether a generated kernel with these traits on ``g`` runs streamed (see the module
     doc); a CUDA-graph capture in progress never streams."""
-    return (STREAM and edge_access is None and direction == "pull" and has_edges
-            and all_active and getattr(g, "placement", "device") == "host" and g.m > 0
-            and not _capturing())
+    return (edge_access is None and direction == "pull" and has_edges and all_active
+            and _host_edges(g))
 
 
 def preferred(g) -> bool:
@@ -86,13 +85,18 @@ def preferred(g) -> bool:
     host, :data:`STREAM` is on, and two buffers of its largest in-degree's source ids fit in
     :data:`RESIDENT_FRACTION` of the device memory the library may allocate now (the fused
     kernels, which would read the edges zero-copy, step aside by default)."""
-    if not (STREAM and getattr(g, "placement", "device") == "host" and g.m > 0
-            and not _capturing()):
+    if not _host_edges(g):
         return False
     widest = int(g.cached(("streaming", "max in-degree"),
                           lambda: int(device.xp.diff(g.in_offsets).max())))
     need = 2 * widest * np.dtype(g.in_indices.dtype).itemsize
     return need <= memory.device_available() * RESIDENT_FRACTION
+
+
+def _host_edges(g) -> bool:
+    """Streaming is on and ``g`` has edges placed on the host, outside a CUDA-graph capture."""
+    return (STREAM and getattr(g, "placement", "device") == "host" and g.m > 0
+            and not _capturing())
 
 
 def _capturing() -> bool:
@@ -117,8 +121,7 @@ def whole_fits(g, nbytes: int) -> bool:
     call (:func:`whole`): ``g`` is placed on the host, :data:`STREAM` is on and they fit in
     :data:`RESIDENT_FRACTION` of the device memory the library may allocate (and
     :data:`RESIDENT_LIMIT`)."""
-    return (STREAM and getattr(g, "placement", "device") == "host" and g.m > 0
-            and not _capturing() and nbytes <= _room())
+    return _host_edges(g) and nbytes <= _room()
 
 
 def whole(g, arrays):
@@ -151,9 +154,11 @@ class _Whole:
         self.arrays = ()
 
 
-def _room() -> int:
+def _room(limited: bool = True) -> int:
+    """:data:`RESIDENT_FRACTION` of the device memory the library may allocate now; at most
+    :data:`RESIDENT_LIMIT` when ``limited`` (the bound on resident edges, not on buffers)."""
     room = int(memory.device_available() * RESIDENT_FRACTION)
-    return room if RESIDENT_LIMIT is None else min(room, RESIDENT_LIMIT)
+    return room if not limited or RESIDENT_LIMIT is None else min(room, RESIDENT_LIMIT)
 
 
 def _copy_whole(dst, src, count=None):
@@ -230,15 +235,15 @@ class EdgeStream:
         per_edge = sum(np.dtype(a.dtype).itemsize for a in self.sources)
         self.offsets = g.cached(("streaming", "host offsets"),
                                 lambda: device.to_host(g.in_offsets).astype(np.int64))
-        room = int(memory.device_available() * RESIDENT_FRACTION)
+        room = _room(limited=False)
+        resident_room = min(room, RESIDENT_LIMIT if RESIDENT_LIMIT is not None else room)
         # partitions small enough that the two buffers take at most half the room
         per = max(1, min(PARTITION_BYTES, room // 4) // per_edge)
         from .host_build import row_blocks
 
         parts = [(v0, v1, int(self.offsets[v0]), int(self.offsets[v1]))
                  for v0, v1 in row_blocks(self.offsets, per)]
-        if self.m * per_edge <= room and (RESIDENT_LIMIT is None
-                                          or self.m * per_edge <= RESIDENT_LIMIT):
+        if self.m * per_edge <= resident_room:
             resident = len(parts)
             staging = 0
         else:
@@ -249,8 +254,7 @@ class EdgeStream:
             resident, total = 0, staging
             while resident < len(parts):
                 size = (parts[resident][3] - parts[resident][2]) * per_edge
-                if total + size > room or (RESIDENT_LIMIT is not None
-                                           and total - staging + size > RESIDENT_LIMIT):
+                if total + size > room or total - staging + size > resident_room:
                     break
                 total += size
                 resident += 1
