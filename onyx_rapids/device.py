@@ -372,9 +372,10 @@ def kernel_args(args):
     """``args`` as a Numba kernel launch should get them: on the GPU each CuPy array becomes a
     cached, non-owning Numba view of the same memory (keyed by pointer, shape, strides, dtype).
 
-    A launch given CuPy arrays pays ~17 us per array (the CUDA array interface is parsed and,
+    A launch given CuPy arrays pays for each array (the CUDA array interface is parsed and,
     by default, the array's stream synchronized, which also stalls the host until the queued
-    work is done); given Numba views it pays ~5 us.  The views need no synchronization: CuPy
+    work is done); given Numba views it pays a fraction of that (docs/performance.md).  The
+    views need no synchronization: CuPy
     and the kernels share the default stream.  The caller keeps the CuPy arrays alive for the
     launch (a view does not own its memory; a later array at the same address, of the same
     shape and dtype, is the same memory and reuses the view)."""
@@ -452,7 +453,7 @@ def cooperative_blocks(kernel, args, block) -> int:
     if is_simulator():
         return 1
     key = (id(kernel), int(block), tuple(_type_key(a) for a in args))
-    if key not in _COOPERATIVE:  # specialize + the occupancy query cost ~1 ms a call
+    if key not in _COOPERATIVE:  # specialize + the occupancy query: too slow for every call
         spec = kernel.specialize(*args)
         overload = next(iter(spec.overloads.values()))
         _COOPERATIVE[key] = max(1, int(overload.max_cooperative_grid_blocks(block)))

@@ -138,9 +138,9 @@ def _renumber(parts, extra=None):
             vertices += base
         return vertices, [rank[p] for p in shifted[:len(parts)]]
     # Sparse ids: one sort of the keys alone, then a binary search per id. Keys relative to
-    # the smallest id fit in uint32 when the span does (32-bit radix sort and searches). On
-    # the H100 (CuPy, 2 x 67M ids) this took 27 ms where an argsort with a scatter of the run
-    # numbers (unique's return_inverse) took 37-38 ms: a keys-only sort moves half the bytes.
+    # the smallest id fit in uint32 when the span does (32-bit radix sort and searches). A
+    # keys-only sort moves half the bytes of an argsort with a scatter of the run numbers
+    # (unique's return_inverse), and was faster on the GPU (docs/performance.md).
     ids = xp.concatenate([p.astype(np.int64, copy=False) for p in every])
     key = (ids - lo).astype(np.uint32) if hi - lo < (1 << 32) else ids
     del ids
@@ -169,8 +169,8 @@ def _mark(table, ids) -> None:
     """``table[ids] = True`` for a boolean ``table``.
 
     On the GPU a CuPy kernel stores only into slots still False: a plain scatter stores once
-    per id, and on a skewed graph the stores to a hub's slot queue up (R-MAT, 67M ids on the
-    H100: 3.5 ms for ``table[ids] = True``, 0.5 ms for the kernel). Duplicate ids race to write
+    per id, and on a skewed graph the stores to a hub's slot queue up (docs/performance.md
+    has the two timed on R-MAT). Duplicate ids race to write
     the same value, as they do in the scatter."""
     if xp is np:
         table[ids] = True

@@ -741,8 +741,8 @@ def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, gr
     merged runs of ``group * coop`` edges for "merged", aligned to 128 bytes (or the run, if
     shorter) for "aligned"; when None, aligned runs for edges read from the host (placed
     there and not ``streamed``) if a property has several lanes (with one, the groups of a
-    vertex already read consecutive edges, and the runs' bookkeeping cost 2-13% on the H100:
-    ``run-hostmem_*_h100-runs*``)."""
+    vertex already read consecutive edges, and the runs' bookkeeping cost more than it saved:
+    docs/performance.md)."""
     _choice("edge_access", edge_access, EDGE_ACCESS, optional=True)
     if edge_access is None:
         host = getattr(g, "placement", "device") == "host" and not streamed
@@ -889,8 +889,8 @@ def _width(checked: _Checked, feature_aware: bool, requested) -> int:
             raise ValueError(f"width={requested}: k={k} and every normalize segment must be "
                              f"multiples of it; widths possible here: {legal}")
         return requested
-    # measured on rmat scale 22 (H100, benchmarks/NOTES.md): at k = 32 and 128 four features
-    # a thread beat one and two (1.3-1.5x on the edge kernels); below k = 32 not yet measured
+    # measured on rmat scale 22 (docs/performance.md): at k = 32 and 128 four features a
+    # thread beat one and two on the edge kernels; below k = 32 not yet measured
     return legal[-1] if k >= 32 else 1
 
 
@@ -899,14 +899,12 @@ def _width(checked: _Checked, feature_aware: bool, requested) -> int:
 VECTOR_GATHER = True
 
 COOP_MAX = 8  # pull, warp mapping: at most this many groups share one vertex's in-edges
-# (measured on rmat scale 22, k = 1, H100: 8 with HEAVY_ROUNDS 32 is 1.8 ms, 32 with 256 2.8 ms)
+# (8 with HEAVY_ROUNDS 32 beat 32 with 256 on rmat scale 22, k = 1: docs/performance.md)
 HEAVY_ROUNDS = 32  # pull: in-edge rounds of a vertex's unit from which it is split in chunks
 CHUNK_ROUNDS = 32  # a chunk of a heavy vertex gives each group of its block this many edges
-HEAVY_MEAN = 4  # pull: and from this many times the mean in-degree.  H100, 2026-11-24, ms per
-# iteration at k = 128 (benchmarks/NOTES.md), a heavy vertex from 32 in-edges / from 128: PPR
-# R-MAT 22 (mean 32) 24.6 / 23.9, uniform (mean 32, max 64) 37.5 / 34.4; LP 24.2 / 24.2, 38.7 /
-# 34.8: at k >= 64 (one group a vertex) the 32-round rule sent most of a graph's edges through
-# the chunk kernel's atomics, where they pay more than the imbalance they remove
+HEAVY_MEAN = 4  # pull: and from this many times the mean in-degree: at k >= 64 (one group a
+# vertex) the 32-round rule sent most of a graph's edges through the chunk kernel's atomics,
+# where they pay more than the imbalance they remove (docs/performance.md)
 
 
 def _heavy_chunks(g, heavy: int, chunk: int):

@@ -3,9 +3,9 @@ every edge.
 
 Zero-copy (EMOGI) reads only the edges a kernel asks for, which is what a traversal wants; an
 iteration that pulls over every vertex reads every in-edge, and reading them zero-copy with
-the access of a pull (a few edges per vertex, scattered over the rows) reached 27-57% of the
-pinned-memcpy bandwidth on the H100, against the copy engines' full bandwidth for a plain
-``cudaMemcpyAsync`` (``benchmarks/NOTES.md``).  So a generated pull kernel over every vertex
+the access of a pull (a few edges per vertex, scattered over the rows) reached a fraction of
+the pinned-memcpy bandwidth, against the copy engines' full bandwidth for a plain
+``cudaMemcpyAsync`` (``docs/performance.md``).  So a generated pull kernel over every vertex
 (``all_active``; a bulk PageRank, personalized PageRank, label or feature propagation
 iteration, APPNP) on a graph placed on the host runs **streamed**:
 

@@ -215,7 +215,7 @@ class _Replay:
     """A local change-driven step's device work (clearing the bit-vectors and the stop test's
     sums, the push, the vertex kernel) recorded once as a CUDA graph and replayed: one graph
     launch in place of the operators' argument checks and parsing and two kernel launches,
-    which cost a k = 1 step 0.5-1 ms of host time against its ~0.05 ms of kernels.  A step
+    which cost a k = 1 step far more host time than its kernels take.  A step
     runs as it is the first time its key is seen (its kernels get built), is captured on a
     stream of its own the second time, and replayed from then on; the key names what the
     launches read (the arrays that trade places every step, the direction).  The simulator
@@ -593,8 +593,8 @@ SELDOM = 0.1
 
 def seldom(memo: dict, change_driven: int, iterations: int) -> bool:
     """Count a watched run that spent ``change_driven`` of its ``iterations`` change-driven.
-    Watching costs every bulk iteration (the movers' out-edges are counted and read back:
-    5-9% of a k = 32 label propagation iteration on the H100), and a change-driven iteration
+    Watching costs every bulk iteration (the movers' out-edges are counted and read back;
+    docs/performance.md), and a change-driven iteration
     saves at most a bulk one, so a run with change-driven iterations in under :data:`SELDOM`
     of its iterations cannot win that back; after :data:`SELDOM_RUNS` such runs
     ``memo["bulk only"]`` is set and later runs are the bulk ones."""

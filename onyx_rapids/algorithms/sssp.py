@@ -44,8 +44,7 @@ UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (docs/a
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
 # C of the automatic delta = C * mean weight / mean out-degree.  Davidson et al. take 32 (about
 # a warp of light edges per vertex in a bucket); our buckets run to a fixpoint on acc, where
-# fewer, larger buckets pay off: H100, one source, push, x C/32: rmat scale 22 (65M edges)
-# 0.25x 99.9, 1x 63.0, 2x 48.8, 4x 46.3, 8x 43.7 ms; 2048^2 grid 1x 805, 4x 373, 8x 306 ms
+# fewer, larger buckets pay off, on R-MAT and on the grid alike (docs/performance.md)
 DELTA_WARP = 256
 
 

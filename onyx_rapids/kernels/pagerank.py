@@ -41,24 +41,18 @@ from .collective import warp_sum
 WARP = 32
 FULL = uint32(0xFFFFFFFF)
 PER_LANE = None  # light vertices: about this many in-edges per lane; None: from the graph
-# (:func:`lane_edges`).  H100, 2026-11-24, ms per 20 iterations, 16 / 8 edges a lane,
-# unweighted | weighted (benchmarks/NOTES.md): R-MAT 22 a=0.57 19.4 / 19.7 | 23.4 / 24.2,
-# a=0.45 22.1 / 22.5 | 27.0 / 28.6, a=0.6 17.9 / 17.1 | 20.3 / 22.0, uniform random of
-# in-degree ~16 24.4 / 21.1 | 48.1 / 26.5; grid and road (in-degree <= 4): no difference.
+# (:func:`lane_edges`: 16, or 8 where PAIRED_SHARE says; the sweep behind it is in
+# docs/performance.md, "Measurements behind the library's constants").
 PAIRED_SHARE = 0.25  # 8 edges a lane once this share of the light in-edges sits on vertices of
-# in-degree 9..16 (bin 0's paired lanes would chain 2 x 16 dependent loads): uniform 0.46,
-# R-MAT a = 0.45 / 0.57 / 0.6 0.14 / 0.04 / 0.07 (scale 20)
+# in-degree 9..16 (bin 0's paired lanes would chain 2 x 16 dependent loads); the shares of the
+# measured graphs: docs/performance.md
 HOST_PER_LANE = 1  # host-placed edges (read zero-copy over PCIe): a lane per in-edge, so a
-# vertex's lanes read its edges in coalesced runs.  H100, 2026-11-24, ms per call (scratch
-# sweep, benchmarks/NOTES.md), 16 / 8 / 4 / 2 / 1 edges a lane: R-MAT 22 101 / 90 / 90 / 82 / 82,
-# uniform (in-degree 16) 276 / 156 / 129 / 100 / 85, R-MAT a = 0.45 209 / 192 / 165 / 142 / 119
+# vertex's lanes read its edges in coalesced runs (fewer edges a lane was faster on every graph
+# measured: docs/performance.md)
 HEAVY = 1024  # in-degree from which a vertex's edges are cut into chunks
 CHUNK = 256  # edges of one chunk (one warp)
-# register cap per thread (0: none).  H100, 2026-11-24, ms per iteration, caps 64 / none
-# (scratch sweep quoted in benchmarks/NOTES.md): unweighted R-MAT 22 a=0.57 1.28 / 1.29, a=0.45
-# 1.47 / 1.25, uniform random (4.2M, 67M edges) 1.56 / 1.38, road 2048 0.233 / 0.247;
-# weighted 1.37 / 1.35, 1.85 / 1.49, 3.09 / 2.52, 0.475 / 0.257.  At 64 the kernel spilled
-# 48 bytes per thread, which cost the weighted gather most.
+# register cap per thread (0: none).  No cap was best or close everywhere; a cap of 64 spilled
+# to local memory, which cost the weighted gather most (docs/performance.md).
 MAX_REGISTERS = 0
 
 
@@ -304,10 +298,8 @@ def run(g, work, inv_out, in_weights, ranks, ys, *, alpha, source, teleport, dan
 
 #: Gather the shares in degree order (:func:`gather_order`) on graphs where the vertices of
 #: at least 4x the mean out-degree are the sources of at least this share of the edges; None:
-#: never.  That share on R-MAT scale 20 a = 0.45 / 0.57 / 0.6 / 0.57 symmetrized: 0.34 / 0.64
-#: / 0.74 / 0.79; uniform random and grids: 0.  H100, 2026-11-26, ms per call plain / gather
-#: order, scale 22 (benchmarks/NOTES.md): pagerank a = 0.57 8.00 / 7.26, a = 0.6 7.67 / 6.65,
-#: symmetrized 26.98 / 22.38, a = 0.45 11.32 / 11.97 (weighted 15.54 / 14.52): so 0.5.
+#: never.  The order paid on the R-MAT graphs whose hubs source more than half the edges and
+#: was mixed on the flatter a = 0.45, hence 0.5 (the shares and timings: docs/performance.md).
 GATHER_ORDER_SHARE = 0.5
 
 
