@@ -24,7 +24,7 @@ the simulator.
 ``ONYX_BENCH_DASK_TRANSPORTS`` (comma-separated) limits the transports measured.
 
 Strong scaling is a graph's rows side by side; weak scaling compares a graph on one GPU with
-a graph of twice the edges on two (the notes in results/README.md pair them).
+a graph of twice the edges on two (docs/performance.md pairs them).
 """
 
 from __future__ import annotations
