@@ -307,7 +307,8 @@ def propagate(g, x, contribution, update, args, *, execution, converged, max_ite
         delta, active = props.copy(x), frontier.full(g.n)  # the first push sends everything
         if push_fold:
             # the folded push marks no frontier (marking every pushed edge's destination cost
-            # 4.5x the kernel on rmat): a flag set by the moved vertices tells when to stop
+            # several times the kernel on rmat: benchmarks/NOTES.md, "Below ONYX's ranges"):
+            # a flag set by the moved vertices tells when to stop
             args["moved_any"] = device.xp.zeros(1, dtype=np.int32)
             steps[-1] = ops.Vertex(commit_flagged)
     else:
