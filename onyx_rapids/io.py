@@ -1097,7 +1097,7 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
         if bipartite:
             col = df.column(side) if kind == "arrow" else df[side]
             codes = _side_codes(g, col, f"side={side!r}", where)
-    pos, known = g._locate(ids, codes)
+    pos, known = g.id_map.locate(ids, codes)
     if not bool(known.all()):
         bad = ~known
         if codes is None:
