@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import device
-from .construction.messages import SHOW, listing
+from .messages import SHOW, listing
 from .device import xp
 
 # Renumbering marks the ids in a table over [smallest id, largest id] when that span is at most

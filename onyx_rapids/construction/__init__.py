@@ -11,10 +11,9 @@ buffers that ``Graph.__init__`` takes.
   memory for graphs larger than the device;
 * :mod:`~onyx_rapids.construction.layout`: the layout both builds produce (index and offset
   dtypes, :class:`~onyx_rapids.construction.layout.Buffers`), the placement policy, shared array
-  helpers;
-* :mod:`~onyx_rapids.construction.messages`: the error-message parts shared by the builds, the id
-  lookups (:mod:`onyx_rapids.ids`) and the readers.
+  helpers.
 
-Renumbering original ids to internal indices lives in :mod:`onyx_rapids.ids`.  Nothing here
+Renumbering original ids to internal indices lives in :mod:`onyx_rapids.ids`, the error
+messages the builds share with the readers in :mod:`onyx_rapids.messages`.  Nothing here
 imports :mod:`onyx_rapids.graph`: the graph imports its builders.
 """

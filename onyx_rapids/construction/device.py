@@ -22,7 +22,7 @@ import numpy as np
 from .. import ids
 from ..device import xp
 from .layout import Buffers, edge_dtype, run_heads, vertex_dtype
-from .messages import asymmetric_weights_message, no_reverse_message
+from ..messages import asymmetric_weights_message, no_reverse_message
 
 # Largest n whose (source, destination) pair keys, source * n + destination < n * n, fit in
 # uint32: up to it the CSR sort sorts 32-bit keys (CuPy sorts are radix sorts, whose cost grows

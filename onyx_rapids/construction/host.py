@@ -49,7 +49,7 @@ from .. import device, io, memory
 from ..device import xp
 from ..ids import Renumbering, VertexIds
 from .layout import Buffers, edge_dtype, edge_rows, row_blocks, run_heads, vertex_dtype
-from .messages import SHOW, asymmetric_weights_message, no_reverse_message
+from ..messages import SHOW, asymmetric_weights_message, no_reverse_message
 
 __all__ = ["from_parquet", "from_frame", "from_csr", "simple_undirected", "assemble",
            "default_chunk_rows"]

@@ -1,6 +1,9 @@
-"""Error-message parts shared by the builds, the id lookups and the input readers: how many
-offending items a message names and how they are listed, and the two refusals of symmetric
-input (``directed=False`` CSR) that the device build and the host build both raise."""
+"""Error-message parts shared across the library: how many offending items a message names and
+how they are listed (the input readers of :mod:`onyx_rapids.io`, the id lookups of
+:mod:`onyx_rapids.ids`, the builds of :mod:`onyx_rapids.construction`), and the two refusals of
+symmetric input (``directed=False`` CSR) that the device build and the host build both raise.
+
+It imports nothing, so that every layer may use it."""
 
 SHOW = 10  # how many offending items an error message names
 
