@@ -66,8 +66,8 @@ class Graph:
     Simple by default (``multigraph=False``); see the module docstring. Build one with
     :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph` or
     :meth:`from_bipartite`; the initializer only gathers finished buffers (the keyword
-    arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds; ``edge_sources``,
-    when the build has them, seeds the derived data).
+    arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds;
+    ``edge_sources``, when the build has them, seeds the derived data).
     """
 
     def __init__(
@@ -378,9 +378,9 @@ class Graph:
 
     @classmethod
     def from_buffers(cls, buffers, placement: str | None = None) -> "Graph":
-        """A graph of finished buffers (:class:`onyx_rapids.construction.layout.Buffers`, what every
-        builder of :mod:`onyx_rapids.construction` returns), its edge arrays then moved to
-        ``placement`` (:meth:`to`; None: left where they are)."""
+        """A graph of finished buffers (:class:`onyx_rapids.construction.layout.Buffers`, what
+        every builder of :mod:`onyx_rapids.construction` returns), its edge arrays then moved
+        to ``placement`` (:meth:`to`; None: left where they are)."""
         g = cls(**buffers.arguments())
         return g if placement is None else g.to(placement)
 

@@ -45,6 +45,7 @@ def is_series(obj) -> bool:
 
 
 def require_frame(df, arg: str) -> str:
+    """The kind of ``df`` (:func:`frame_kind`); TypeError naming ``arg`` for anything else."""
     kind = frame_kind(df)
     if kind is None:
         raise TypeError(
@@ -57,10 +58,12 @@ def require_frame(df, arg: str) -> str:
 
 
 def column_names(df, kind: str) -> list:
+    """The column names of a frame of ``kind``."""
     return list(df.column_names) if kind == "arrow" else list(df.columns)
 
 
 def num_rows(df, kind: str) -> int:
+    """The rows of a frame of ``kind``."""
     return int(df.num_rows) if kind == "arrow" else int(len(df))
 
 
@@ -77,12 +80,9 @@ def frame_rows_slice(df, a: int, b: int):
 
 
 def require_column(names: list, col, arg: str, where: str) -> None:
-    """ValueError naming ``arg``, the columns there are and the closest matches."""
-    try:
-        present = col in names
-    except TypeError:  # unhashable
-        present = False
-    if present:
+    """ValueError naming ``arg``, the columns there are and the closest matches, unless
+    ``col`` is one of ``names`` (the columns of ``where``)."""
+    if has_column(names, col):
         return
     strings = [c for c in names if isinstance(c, str)]
     close = difflib.get_close_matches(str(col), strings, n=3, cutoff=0.6)
@@ -100,6 +100,8 @@ def check_column_name(col, arg: str) -> None:
 
 
 def weight_column_names(weight) -> list:
+    """The weight columns a ``weight`` argument names (None, a name or a list of names),
+    checked: at least one when given, each once."""
     if weight is None:
         return []
     names = list(weight) if isinstance(weight, (list, tuple)) else [weight]
@@ -131,6 +133,7 @@ def dtype_kind(dtype) -> str:
 
 
 def has_column(names: list, col) -> bool:
+    """Whether ``col`` is one of ``names`` (False for an unhashable ``col``)."""
     try:
         return col in names
     except TypeError:  # unhashable
@@ -143,6 +146,8 @@ def series_column(series):
 
 
 def value_columns(df, kind: str, columns, exclude, name: str, where: str) -> list:
+    """The value columns of a frame: ``columns`` (a name or a list, checked), else all but the
+    key columns ``exclude``; ValueError naming ``name`` when there are none."""
     names = column_names(df, kind)
     if columns is None:
         chosen = [c for c in names if c not in exclude]

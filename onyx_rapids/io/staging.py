@@ -82,10 +82,10 @@ def pandas_frame(columns: dict, blocks=()):
 
     Columns are staged on the device by dtype: each dtype gets one fresh C-contiguous (c, n)
     buffer, one row per column -- its plain columns first (an n x k ``blocks`` entry,
-    ``(names, array, valid)`` from :func:`_result_columns`, goes in by one transpose,
-    :func:`onyx_rapids.device.transpose_into`), then the int64 (integers), boolean or float
-    values of the columns with nulls; their null masks (``~valid``) fill rows of the boolean
-    buffer.  Each buffer crosses to the host in one copy, started as soon as it is staged
+    ``(names, array, valid)`` from :func:`~onyx_rapids.io.results._result_columns`, goes in by
+    one transpose, :func:`onyx_rapids.device.transpose_into`), then the int64 (integers),
+    boolean or float values of the columns with nulls; their null masks (``~valid``) fill rows
+    of the boolean buffer.  Each buffer crosses to the host in one copy, started as soon as it is staged
     (:func:`onyx_rapids.device.to_host_pinned_async`: page-locked memory on a GPU; no copy
     under the simulator, where the staging buffers already are host memory).  The frame is
     assembled over those host buffers while the copies run, without further copies: per
