@@ -311,7 +311,7 @@ class Graph:
         ``"host"`` builds it as :meth:`from_edgelist` does with ``placement="host"``: the
         edge frame, on the device already, is read in slices of ``chunk_rows`` rows (three
         times) and the CSR/CSC filled in pinned host memory, never the whole graph on the
-        device (in place of the device build's ``_from_ids``): device memory peaks at
+        device (in place of the device build's ``from_ids``): device memory peaks at
         ``G`` itself plus a chunk (about 160 bytes per chunk row) and about 40 bytes per
         vertex, host memory at the finished graph's edge arrays (as in :meth:`from_parquet`).
         The result equals ``from_cugraph(G, placement="device").to("host")``.  An undirected
