@@ -1,11 +1,11 @@
 """Graph: a directed graph held as CSR (out-edges) and CSC (in-edges) on the device.
 
-A :class:`Graph` is built once, by one of its ``from_*`` constructors, from backend arrays alone
-(:data:`onyx_rapids.device.xp`: CuPy on a GPU, NumPy under the simulator): renumbering, sorting,
-merging parallel edges and the offset scans are whole-array operations, never Python loops over
-edges. Everything that knows DataFrames, Parquet, SciPy or cuGraph lives in
-:mod:`onyx_rapids.io`; the constructors here call into it and then hand plain id arrays to
-:meth:`Graph._from_ids`.
+A :class:`Graph` is built once, by one of its ``from_*`` constructors, and never modified after.
+The constructors hold no construction logic: each calls its builder in
+:mod:`onyx_rapids.construction` (which reads the input through :mod:`onyx_rapids.io` and builds
+on the device or, for graphs larger than the device, in chunks into host memory) and takes the
+finished buffers (:meth:`Graph.from_buffers`).  The renumbering map and the lookups by original
+id are :class:`onyx_rapids.ids.VertexIds` (``g.id_map``).
 
 Simple graphs by default, as cuGraph's ``Graph`` and NetworkX's ``Graph``/``DiGraph``: parallel
 edges are merged into one that keeps the weights of the FIRST occurrence in input row order,
@@ -13,12 +13,12 @@ each self-loop is kept once, and an undirected edge listed as u-v and v-u (or tw
 stored as u->v and v->u. ``multigraph=True`` keeps every input row as an edge (``g.multigraph``
 says which).
 
-Layout: arrays of vertex indices (values in [0, n): ``out_indices``, ``in_indices``, the edge
-sources) are ``index_dtype``, int32 while n fits in int32, int64 beyond; arrays of edge
-positions or counts (values in [0, m]: the offsets, ``in_edge_ids``, ``reverse_edge``) are
-``offset_dtype``, int32 while m fits in int32, int64 beyond. So a graph of more than 2**31 edges
-on fewer than 2**31 vertices (R-MAT scale 26: 2.4e9 edges, 39.5M vertices) keeps 4-byte vertex
-indices beside 8-byte offsets.
+Layout (:mod:`onyx_rapids.construction.layout`): arrays of vertex indices (values in [0, n):
+``out_indices``, ``in_indices``, the edge sources) are ``index_dtype``, int32 while n fits in
+int32, int64 beyond; arrays of edge positions or counts (values in [0, m]: the offsets,
+``in_edge_ids``, ``reverse_edge``) are ``offset_dtype``, int32 while m fits in int32, int64
+beyond. So a graph of more than 2**31 edges on fewer than 2**31 vertices (R-MAT scale 26: 2.4e9
+edges, 39.5M vertices) keeps 4-byte vertex indices beside 8-byte offsets.
 
 * ``vertices`` (n, int64): original ids in internal order, which is ascending id order (for a
   bipartite graph: the left side ascending, then the right side ascending; see ``sides``), or
@@ -46,201 +46,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import device, memory
+from . import device, io, memory
+from .construction import device as device_build
+from .construction import host as host_build
+from .construction import sources
+from .construction.layout import auto_placement, edge_rows
 from .device import xp
+from .ids import VertexIds
 
 __all__ = ["Graph"]
 
 #: Internal vertex orders (:meth:`Graph.reorder`): ascending original id, descending degree.
 VERTEX_ORDERS = ("id", "degree")
-# Largest n that int32 vertex-index arrays, and largest m that int32 offset / edge-position
-# arrays, hold (:func:`_vertex_dtype`, :func:`_edge_dtype`); a module global so tests can lower it.
-_INDEX32_LIMIT = int(np.iinfo(np.int32).max)
-_SHOW = 10  # how many offending items an error message names
-# Largest n whose (source, destination) pair keys, source * n + destination < n * n, fit in
-# uint32: up to it the CSR sort sorts 32-bit keys (CuPy sorts are radix sorts, whose cost grows
-# with the key's bits), beyond it int64 keys. A module global so tests can lower it.
-_KEY32_MAX_N = 1 << 16
-# Renumbering marks the ids in a table over [smallest id, largest id] when that span is at most
-# this many times the number of ids read (the table costs 5 bytes a slot, about what the sort
-# it replaces allocates), else it sorts the ids. A module global so tests can set it (0: sort).
-_DENSE_SPAN_FACTOR = 2
-_INT32_MAX = int(np.iinfo(np.int32).max)
-
-
-def edge_rows(offsets, a: int, b: int, dtype):
-    """The row (source vertex) of each CSR position a..b-1 of ``offsets``, as ``dtype``."""
-    positions = xp.arange(a, b, dtype=np.int64)
-    return (xp.searchsorted(offsets, positions, side="right") - 1).astype(dtype, copy=False)
-
-
-def _vertex_dtype(n: int) -> np.dtype:
-    """The dtype of arrays holding vertex indices (values in [0, n)): int32 while n fits."""
-    return np.dtype(np.int32) if n <= _INDEX32_LIMIT else np.dtype(np.int64)
-
-
-def _edge_dtype(m: int) -> np.dtype:
-    """The dtype of arrays holding edge positions or counts (values in [0, m]: offsets,
-    ``in_edge_ids``, ``reverse_edge``): int32 while m fits."""
-    return np.dtype(np.int32) if m <= _INDEX32_LIMIT else np.dtype(np.int64)
-
-
-def _listing(items, total: int) -> str:
-    shown = ", ".join(str(x) for x in items[:_SHOW])
-    return shown + (f", ... ({total} in all)" if total > _SHOW else "")
-
-
-def _bincount(values, n: int):
-    if values.shape[0] == 0:
-        return xp.zeros(n, dtype=np.int64)
-    return xp.bincount(values, minlength=n)
-
-
-def _sorted_offsets(sorted_rows, n: int, dtype):
-    """CSR offsets (n+1, ``dtype``) of ascending row indices: where each row 0..n starts, by a
-    binary search per row (no pass over the m entries, no atomics)."""
-    kind = sorted_rows.dtype if n < np.iinfo(sorted_rows.dtype).max else np.dtype(np.int64)
-    rows = xp.arange(n + 1, dtype=kind)
-    return xp.searchsorted(sorted_rows, rows, side="left").astype(dtype, copy=False)
-
-
-def _renumber(parts, extra=None):
-    """Renumber integer ids to 0..n-1 in ascending id order.
-
-    Returns ``(vertices, internal)``: the n distinct ids of ``parts`` and ``extra`` ascending
-    (int64), and each array of ``parts`` as internal indices (int32 while n fits, else int64).
-    ``extra`` (ids that may have no edges) only adds vertices. One pass marks the ids in a
-    table over [smallest, largest id] when that span is small (at most ``_DENSE_SPAN_FACTOR``
-    times the ids read: ids 0..n-1, or any dense range), and a prefix sum over the table gives
-    each id its index; otherwise one sort of all the ids (keys alone, 32-bit when the span fits
-    in 32 bits) gives the distinct ids, and a binary search among them each id's index.
-    """
-    every = list(parts) + ([] if extra is None or extra.size == 0 else [extra.reshape(-1)])
-    total = sum(int(p.shape[0]) for p in every)
-    if total == 0:
-        return xp.zeros(0, dtype=np.int64), [xp.zeros(0, dtype=np.int32) for _ in parts]
-    bounds = device.to_host(xp.stack([p.min() for p in every] + [p.max() for p in every]))
-    lo, hi = int(bounds[:len(every)].min()), int(bounds[len(every):].max())
-    limit = _DENSE_SPAN_FACTOR * total
-    if hi - lo < limit:
-        # Dense: rank[id - base] is the id's index. Base 0 when the ids are non-negative and
-        # the table still fits, so ids 0..n-1 (or 1..n) are used as they are, with no shift.
-        base = 0 if 0 <= lo and hi < limit else lo
-        span = hi - base + 1
-        shifted = [_shift(p, base, span) for p in every]
-        present = xp.zeros(span, dtype=np.bool_)
-        for p in shifted:
-            _mark(present, p)
-        rank = xp.cumsum(present, dtype=np.int32 if span <= _INT32_MAX else np.int64)
-        rank -= 1
-        vertices = xp.nonzero(present)[0].astype(np.int64, copy=False)
-        if base:
-            vertices += base
-        return vertices, [rank[p] for p in shifted[:len(parts)]]
-    # Sparse ids: one sort of the keys alone, then a binary search per id. Keys relative to
-    # the smallest id fit in uint32 when the span does (32-bit radix sort and searches). A
-    # keys-only sort moves half the bytes of an argsort with a scatter of the run numbers
-    # (unique's return_inverse), and was faster on the GPU (docs/performance.md).
-    ids = xp.concatenate([p.astype(np.int64, copy=False) for p in every])
-    key = (ids - lo).astype(np.uint32) if hi - lo < (1 << 32) else ids
-    del ids
-    sorted_key = xp.sort(key)
-    head = xp.empty(total, dtype=np.bool_)
-    head[0] = True
-    xp.not_equal(sorted_key[1:], sorted_key[:-1], out=head[1:])
-    distinct = sorted_key[head]
-    del sorted_key, head
-    index_dtype = np.int32 if distinct.shape[0] < _INT32_MAX else np.int64
-    internal, start = [], 0
-    for p in parts:
-        stop = start + int(p.shape[0])
-        internal.append(xp.searchsorted(distinct, key[start:stop]).astype(index_dtype))
-        start = stop
-    vertices = distinct.astype(np.int64, copy=False)
-    if distinct.dtype != np.int64:
-        vertices += lo
-    return vertices, internal
-
-
-_MARK_KERNEL = []  # the CuPy kernel of _mark, built on first use
-
-
-def _mark(table, ids) -> None:
-    """``table[ids] = True`` for a boolean ``table``.
-
-    On the GPU a CuPy kernel stores only into slots still False: a plain scatter stores once
-    per id, and on a skewed graph the stores to a hub's slot queue up (docs/performance.md
-    has the two timed on R-MAT). Duplicate ids race to write
-    the same value, as they do in the scatter."""
-    if xp is np:
-        table[ids] = True
-        return
-    if not _MARK_KERNEL:
-        _MARK_KERNEL.append(xp.ElementwiseKernel("I x", "raw B table",
-                                                 "if (!table[x]) table[x] = 1;",
-                                                 "onyx_graph_mark"))
-    _MARK_KERNEL[0](ids, table)
-
-
-def _shift(ids, base: int, span: int):
-    """``ids - base`` as an index array (int64 unless the ids' own type holds ``span``)."""
-    if base == 0:
-        return ids
-    if ids.dtype.itemsize < 8 and span > np.iinfo(ids.dtype).max:
-        return xp.subtract(ids, base, dtype=np.int64)
-    return ids - base
-
-
-def _pair_keys(src, dst, n: int):
-    """``src * n + dst`` for internal indices in [0, n): uint32 while n <= ``_KEY32_MAX_N``
-    (then n * n <= 2**32), else int64; ascending keys are (source, destination) order."""
-    if n <= _KEY32_MAX_N:
-        key = _as_uint32(src) * np.uint32(n)
-        key += _as_uint32(dst)
-        return key
-    key = xp.multiply(src, np.int64(n), dtype=np.int64)
-    key += dst
-    return key
-
-
-def _as_uint32(a):
-    """Non-negative indices below 2**32 as uint32 (a view when they are int32)."""
-    return a.view(np.uint32) if a.dtype == np.int32 else a.astype(np.uint32)
-
-
-def _split_keys(keys, n: int, dtype):
-    """(sources, destinations) as ``dtype`` from :func:`_pair_keys` keys."""
-    if n == 0:
-        return keys.astype(dtype), keys.astype(dtype)
-    src, dst = xp.divmod(keys, keys.dtype.type(n))
-    return src.astype(dtype, copy=False), dst.astype(dtype, copy=False)
-
-
-def _no_reverse_message(edges: str) -> str:
-    """The error of symmetric input (``directed=False`` CSR) with ``edges`` lacking a reverse."""
-    return ("directed=False needs a symmetric edge set (every u->v with a v->u), but "
-            f"{edges} have no reverse edge; pass directed=True, or add the reverse edges")
-
-
-def _asymmetric_weights_message(edges: str) -> str:
-    """The error of symmetric input whose ``edges`` weigh otherwise than their reverse."""
-    return ("directed=False needs symmetric weights, but the weights of "
-            f"{edges} differ from their reverse edge's; pass directed=True, or make the "
-            "weights symmetric")
-
-
-def _run_heads(sorted_keys):
-    """Mask of the first entry of each run of equal ``sorted_keys``, or None when every entry
-    starts a run (all keys distinct)."""
-    m = int(sorted_keys.shape[0])
-    if m < 2:
-        return None
-    head = xp.empty(m, dtype=np.bool_)
-    head[0] = True
-    xp.not_equal(sorted_keys[1:], sorted_keys[:-1], out=head[1:])
-    if bool(head.all()):
-        return None
-    return head
 
 
 class Graph:
@@ -248,7 +65,9 @@ class Graph:
 
     Simple by default (``multigraph=False``); see the module docstring. Build one with
     :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph` or
-    :meth:`from_bipartite`; the initializer only gathers finished buffers.
+    :meth:`from_bipartite`; the initializer only gathers finished buffers (the keyword
+    arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds;
+    ``edge_sources``, when the build has them, seeds the derived data).
     """
 
     def __init__(
@@ -271,6 +90,7 @@ class Graph:
         side_names=None,
         placement: str = "device",
         vertex_order: str = "id",
+        edge_sources=None,
     ):
         self.vertices = vertices
         self.placement = placement
@@ -294,12 +114,13 @@ class Graph:
         self.weight_names = list(weight_names)
         self.sides = sides
         self.side_names = None if side_names is None else tuple(side_names)
-        self._left_count = self.n if sides is None else int((sides == 0).sum())
+        #: The renumbering map: lookups from original ids, descriptions in original ids.
+        self.id_map = VertexIds(vertices, sides, self.side_names, vertex_order,
+                                self.index_dtype)
         # Reverse pairing fixed at construction (an undirected edge's two copies); not derived
         # data, so clear_cache() keeps it.
         self._reverse_edge = reverse_edge
-        self._cache: dict = {}
-        self._lookup = None  # (sorted ids, their positions) of a reordered graph, on first use
+        self._cache: dict = {} if edge_sources is None else {"edge_sources": edge_sources}
 
     # ------------------------------------------------------------------ constructors
 
@@ -366,43 +187,9 @@ class Graph:
         >>> Graph.from_edgelist(df, multigraph=True).m
         4
         """
-        directed = _check_flag(directed, "directed")
-        multigraph = _check_flag(multigraph, "multigraph")
-        placement = memory.check_placement(placement)
-        _check_chunk_rows(chunk_rows)
-        return cls._from_frame(df, source, destination, weight, directed=directed,
-                               multigraph=multigraph, vertices=vertices, placement=placement,
-                               chunk_rows=chunk_rows)
-
-    @classmethod
-    def _from_frame(cls, df, source, destination, weight, *, directed: bool, multigraph: bool,
-                    vertices, placement: str, chunk_rows, weight_names=None) -> "Graph":
-        """The build of :meth:`from_edgelist` (and :meth:`from_cugraph`, whose edge list is a
-        cuDF frame) from checked arguments: in chunks straight into host arrays for ``"host"``
-        (and ``"auto"`` when the finished edge arrays would not fit the device), else whole
-        on the device, then placed.  ``weight_names`` (one per weight column) names the
-        weight columns in the graph instead of their frame names."""
-        from . import io
-
-        if placement == "auto":  # in chunks only when not even the finished arrays fit
-            columns = 0 if weight is None else (1 if isinstance(weight, str) else len(weight))
-            rows = io.frame_rows(df) * (1 if directed else 2)
-            if _edge_bytes_estimate(rows, columns) > memory.device_available():
-                placement = "host"
-        if placement == "host" and (directed or not multigraph):
-            from . import host_build
-
-            return host_build.from_frame_on_host(
-                cls, df, source, destination, weight, directed=directed,
-                multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
-                weight_names=weight_names)
-        src, dst, weights, names = io.read_edgelist(df, source, destination, weight)
-        if weight_names is not None:
-            names = list(weight_names)
-        extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-        return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
-                                             multigraph=multigraph, extra_vertices=extra),
-                       placement, src.shape[0] * (1 if directed else 2), weights)
+        return cls.from_buffers(*sources.edgelist(
+            df, source, destination, weight, directed=directed, vertices=vertices,
+            multigraph=multigraph, placement=placement, chunk_rows=chunk_rows))
 
     @classmethod
     def from_parquet(
@@ -421,47 +208,28 @@ class Graph:
 
         The arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
         ``multigraph=True``).  With ``placement="device"`` the file is read whole
-        (``cudf.read_parquet`` on a GPU with cuDF, ``pyarrow.parquet`` otherwise) and built
-        on the device.  With ``placement="host"`` it is read in chunks of ``chunk_rows`` rows
+        (``cudf.read_parquet`` on a GPU with cuDF, ``pyarrow.parquet`` otherwise) and built on
+        the device.  With ``placement="host"`` it is read in chunks of ``chunk_rows`` rows
         (default: what a quarter of the available device memory holds, at most 2**27) straight
-        into host-placed arrays (:mod:`onyx_rapids.host_build`), so the edge list is never
-        whole on the device: device memory peaks at about 160 bytes per chunk row plus 40 bytes
-        per vertex, pinned host memory at the finished graph's edge arrays (per row read, a
-        directed graph's two vertex indices and one edge position, an undirected graph's
-        one of each for each of its two stored directions; 4 bytes each, 8 for vertex indices
-        from 2**31 vertices and for edge positions from 2**31 edges; plus 4 bytes per weight
-        column), plus one chunk as read by pyarrow.  The file is read three times.
-        An undirected multigraph is built on the device and then moved.  ``"auto"``
-        estimates the graph's edge bytes from the file's row count and builds it the host
-        way when they exceed half the device memory available.  Progress lines of the chunked
-        build go to the ``onyx_rapids.host_build`` logger (level INFO).
+        into host-placed arrays (:mod:`onyx_rapids.construction.host`), so the edge list is
+        never whole on the device: device memory peaks at about 160 bytes per chunk row plus 40
+        bytes per vertex, pinned host memory at the finished graph's edge arrays (per row read,
+        a directed graph's two vertex indices and one edge position, an undirected graph's one
+        of each for each of its two stored directions; 4 bytes each, 8 for vertex indices from
+        2**31 vertices and for edge positions from 2**31 edges; plus 4 bytes per weight column),
+        plus one chunk as read by pyarrow.  The file is read three times.  An undirected
+        multigraph is built on the device and then moved.  ``"auto"`` estimates the graph's edge
+        bytes from the file's row count and builds it the host way when they exceed half the
+        device memory available.  Progress lines of the chunked build go to the
+        ``onyx_rapids.host_build`` logger (level INFO).
 
         >>> g = Graph.from_parquet("edges.parquet", source="u", destination="v",
         ...                        weight="rating", directed=False)  # doctest: +SKIP
         >>> big = Graph.from_parquet("web/", placement="host")  # doctest: +SKIP
         """
-        from . import host_build, io
-
-        directed = _check_flag(directed, "directed")
-        multigraph = _check_flag(multigraph, "multigraph")
-        placement = memory.check_placement(placement)
-        _check_chunk_rows(chunk_rows)
-        if placement == "auto":
-            path, columns = io.parquet_edge_columns(path, source, destination, weight)
-            rows = io.parquet_row_count(path) * (1 if directed else 2)
-            estimate = _edge_bytes_estimate(rows, len(columns) - 2)
-            if _auto_placement(estimate, on_device=False) == "host":
-                placement = "host"
-        if placement == "host" and (directed or not multigraph):
-            return host_build.from_parquet_on_host(
-                cls, path, source, destination, weight, directed=directed,
-                multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows)
-        table = io.read_parquet_edges(path, source, destination, weight)
-        src, dst, weights, names = io.read_edgelist(table, source, destination, weight)
-        extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
-        return _placed(lambda: cls._from_ids(src, dst, weights, names, directed=directed,
-                                             multigraph=multigraph, extra_vertices=extra),
-                       placement, src.shape[0] * (1 if directed else 2), weights)
+        return cls.from_buffers(*sources.parquet(
+            path, source, destination, weight, directed=directed, vertices=vertices,
+            multigraph=multigraph, placement=placement, chunk_rows=chunk_rows))
 
     @classmethod
     def from_csr(cls, offsets, indices=None, weights=None, directed: bool = True,
@@ -483,22 +251,22 @@ class Graph:
         * ``"device"``: the arrays are copied to the device and the graph is built there
           whole (peak about 40 bytes per entry), and kept there.
         * ``"host"`` with host input (NumPy arrays, lists, pandas Series, a SciPy matrix):
-          built in chunks straight into pinned host arrays (:mod:`onyx_rapids.host_build`),
-          so a CSR larger than the device loads.  The input is read three times where it
-          lies: once to check it, on the host in blocks of ``chunk_rows`` entries (the
-          device build's checks and error messages, nothing copied to the device), then
-          twice ``chunk_rows`` entries at a time (each entry's row found in the offsets, its
-          index and weights moved to the device) for the passes of the host build.
-          ``directed=False`` input is stored as given; its symmetry is checked and its
-          reverse pairing found in blocks of vertices.  Device memory peaks at one chunk
-          (about 160 bytes per chunk row) plus about 40 bytes per vertex; pinned host memory
-          at the finished graph's edge arrays: per entry two vertex indices and one edge
-          position (4 bytes each; 8 for vertex indices from 2**31 vertices and for edge
-          positions from 2**31 edges), 4 bytes per weight column, and for ``directed=False``
-          one more edge position (the reverse pairing); the caller's input stays where it
-          is.  The graph equals ``from_csr(..., placement="device").to("host")`` (the same
-          arrays, dtypes and order).  CuPy input is on the device already: it is built
-          there, then its edge arrays move to the host.
+          built in chunks straight into pinned host arrays
+          (:mod:`onyx_rapids.construction.host`), so a CSR larger than the device loads.  The
+          input is read three times where it lies: once to check it, on the host in blocks of
+          ``chunk_rows`` entries (the device build's checks and error messages, nothing copied
+          to the device), then twice ``chunk_rows`` entries at a time (each entry's row found in
+          the offsets, its index and weights moved to the device) for the passes of the host
+          build.  ``directed=False`` input is stored as given; its symmetry is checked and its
+          reverse pairing found in blocks of vertices.  Device memory peaks at one chunk (about
+          160 bytes per chunk row) plus about 40 bytes per vertex; pinned host memory at the
+          finished graph's edge arrays: per entry two vertex indices and one edge position (4
+          bytes each; 8 for vertex indices from 2**31 vertices and for edge positions from 2**31
+          edges), 4 bytes per weight column, and for ``directed=False`` one more edge position
+          (the reverse pairing); the caller's input stays where it is.  The graph equals
+          ``from_csr(..., placement="device").to("host")`` (the same arrays, dtypes and order).
+          CuPy input is on the device already: it is built there, then its edge arrays move
+          to the host.
         * ``"auto"``: for host input, the chunked host build when the finished edge arrays
           would not fit the device memory available
           (:func:`onyx_rapids.memory.device_available`); otherwise the device build, its
@@ -523,37 +291,9 @@ class Graph:
         >>> device.to_host(h.edge_weights[:, 0]).tolist()  # row 0 re-sorted by destination
         [1.0, 0.5, 2.0]
         """
-        from . import io
-
-        directed = _check_flag(directed, "directed")
-        multigraph = _check_flag(multigraph, "multigraph")
-        placement = memory.check_placement(placement)
-        _check_chunk_rows(chunk_rows)
-        offsets, indices, weights = io.csr_inputs(offsets, indices, weights)
-        if placement != "device" and not io.csr_on_device(offsets, indices, weights):
-            if placement == "auto":  # in chunks only when not even the finished arrays fit
-                size = io.csr_size(offsets, indices, weights)
-                if size is not None and _edge_bytes_estimate(size[1], size[2], max(size[0], 0)) \
-                        > memory.device_available():
-                    placement = "host"
-            if placement == "host":
-                from . import host_build
-
-                return host_build.from_csr_on_host(cls, offsets, indices, weights,
-                                                   directed=directed, multigraph=multigraph,
-                                                   chunk_rows=chunk_rows)
-        offsets, indices, weights, names = io.read_csr(offsets, indices, weights)
-        n = int(offsets.shape[0]) - 1
-        m = int(indices.shape[0])
-
-        def build():
-            src = xp.searchsorted(offsets, xp.arange(m, dtype=np.int64), side="right") - 1
-            vertices = xp.arange(n, dtype=np.int64)
-            return cls._build(vertices, src.astype(np.int64), indices.astype(np.int64), weights,
-                              names, directed=directed, multigraph=multigraph,
-                              symmetric_input=not directed)
-
-        return _placed(build, placement, m, weights)
+        return cls.from_buffers(*sources.csr(
+            offsets, indices, weights, directed=directed, multigraph=multigraph,
+            placement=placement, chunk_rows=chunk_rows))
 
     @classmethod
     def from_cugraph(cls, G, multigraph: bool = False, placement: str = "auto",
@@ -571,7 +311,7 @@ class Graph:
         ``"host"`` builds it as :meth:`from_edgelist` does with ``placement="host"``: the
         edge frame, on the device already, is read in slices of ``chunk_rows`` rows (three
         times) and the CSR/CSC filled in pinned host memory, never the whole graph on the
-        device (in place of the device build's ``_from_ids``): device memory peaks at
+        device (in place of the device build's ``from_ids``): device memory peaks at
         ``G`` itself plus a chunk (about 160 bytes per chunk row) and about 40 bytes per
         vertex, host memory at the finished graph's edge arrays (as in :meth:`from_parquet`).
         The result equals ``from_cugraph(G, placement="device").to("host")``.  An undirected
@@ -590,15 +330,8 @@ class Graph:
         >>> Graph.from_cugraph(G, placement="host").placement  # doctest: +SKIP
         'host'
         """
-        from . import io
-
-        multigraph = _check_flag(multigraph, "multigraph")
-        placement = memory.check_placement(placement)
-        _check_chunk_rows(chunk_rows)
-        edges, source, destination, weight, names, directed, extra = io.cugraph_edges(G)
-        return cls._from_frame(edges, source, destination, weight, directed=directed,
-                               multigraph=multigraph, vertices=extra, placement=placement,
-                               chunk_rows=chunk_rows, weight_names=names)
+        return cls.from_buffers(*sources.cugraph(G, multigraph=multigraph, placement=placement,
+                                                 chunk_rows=chunk_rows))
 
     @classmethod
     def from_bipartite(cls, df, left, right, weight=None, multigraph: bool = False,
@@ -640,203 +373,18 @@ class Graph:
         >>> g.to_internal(5, side="item")
         2
         """
-        from . import io
-
-        multigraph = _check_flag(multigraph, "multigraph")
-        placement = memory.check_placement(placement)
-        io.check_column_name(left, "left")
-        io.check_column_name(right, "right")
-        if left == right:
-            raise ValueError(f"left and right name the same column {left!r}; pass the two id "
-                             "columns of the two sides (e.g. left='user', right='item')")
-        lids, rids, weights, names = io.read_edgelist(df, left, right, weight,
-                                                      arg_names=("left", "right"))
-
-        def build():
-            left_ids, (src,) = _renumber([lids])
-            right_ids, (dst,) = _renumber([rids])
-            nl, nr = int(left_ids.shape[0]), int(right_ids.shape[0])
-            if nl + nr > np.iinfo(dst.dtype).max:
-                dst = dst.astype(np.int64)
-            dst += dst.dtype.type(nl)
-            sides = xp.concatenate([xp.zeros(nl, dtype=np.int8), xp.ones(nr, dtype=np.int8)])
-            return cls._build(xp.concatenate([left_ids, right_ids]), src, dst, weights, names,
-                              directed=False, multigraph=multigraph, sides=sides,
-                              side_names=(left, right))
-
-        return _placed(build, placement, 2 * lids.shape[0], weights)
-
-    # ------------------------------------------------------------------ building
+        return cls.from_buffers(*sources.bipartite(df, left, right, weight,
+                                                   multigraph=multigraph, placement=placement))
 
     @classmethod
-    def _from_ids(cls, src_ids, dst_ids, weights, weight_names, *, directed, multigraph,
-                  extra_vertices=None) -> "Graph":
-        """Renumber original integer ids to 0..n-1 (ascending; :func:`_renumber`), then
-        :meth:`_build`."""
-        vertices, (src, dst) = _renumber([src_ids, dst_ids], extra_vertices)
-        return cls._build(vertices, src, dst, weights, weight_names, directed=directed,
-                          multigraph=multigraph)
+    def from_buffers(cls, buffers, placement: str | None = None) -> "Graph":
+        """A graph of finished buffers (:class:`onyx_rapids.construction.layout.Buffers`, what
+        every builder of :mod:`onyx_rapids.construction` returns), its edge arrays then moved
+        to ``placement`` (:meth:`to`; None: left where they are)."""
+        g = cls(**buffers.arguments())
+        return g if placement is None else g.to(placement)
 
-    @classmethod
-    def _build(cls, vertices, src, dst, weights, weight_names, *, directed, multigraph,
-               symmetric_input=False, sides=None, side_names=None,
-               distinct=False) -> "Graph":
-        """From internal (src, dst) (int32 or int64): merge parallel edges unless ``multigraph``
-        (or the caller says they are ``distinct``), store an undirected edge list both ways
-        (unless it is a ``symmetric_input`` that already is), sort into CSR and CSC.
-
-        A simple undirected graph takes :meth:`_assemble_simple_undirected`; every other graph
-        :meth:`_assemble`, after an undirected multigraph's reversed copies are appended."""
-        undirected_list = not directed and not symmetric_input
-        labels = dict(weight_names=weight_names, directed=directed, multigraph=multigraph,
-                      sides=sides, side_names=side_names)
-        if undirected_list and not multigraph:
-            return cls._assemble_simple_undirected(vertices, src, dst, weights, **labels)
-        twins = None
-        if undirected_list:
-            # Each non-loop edge gets a reversed copy, after all the input rows; twins[e] is
-            # the pre-sort position of the copy paired with e, so reverse_edge pairs an edge
-            # with its own copy.
-            n = int(vertices.shape[0])
-            m0 = int(src.shape[0])
-            nonloop = xp.nonzero(src != dst)[0]
-            tt = _edge_dtype(m0 + int(nonloop.shape[0]))  # edge positions
-            twins = xp.arange(m0 + int(nonloop.shape[0]), dtype=tt)
-            twins[m0:] = nonloop
-            twins[nonloop] = xp.arange(m0, m0 + nonloop.shape[0], dtype=tt)
-            src, dst = xp.concatenate([src, dst[nonloop]]), xp.concatenate([dst, src[nonloop]])
-            if weights is not None:
-                weights = xp.concatenate([weights, weights[nonloop]])
-        return cls._assemble(vertices, src, dst, weights, dedupe=not multigraph and not distinct,
-                             twins=twins, symmetric_input=symmetric_input and not directed,
-                             **labels)
-
-    @classmethod
-    def _assemble(cls, vertices, src, dst, weights, weight_names, *, directed, multigraph,
-                  dedupe=False, twins=None, symmetric_input=False, sides=None,
-                  side_names=None) -> "Graph":
-        """Sort internal (src, dst) pairs into CSR and CSC; ``dedupe`` keeps the first row of
-        each (src, dst) pair; ``twins`` pairs reverse copies.
-
-        One stable sort by the pair key (source * n + destination) gives the CSR order, stable
-        among parallel edges, and with it the first row of each pair (the head of its run of
-        equal keys); one stable sort of the CSR destinations gives the CSC order (destination,
-        then source and CSR position, which the CSR order already has)."""
-        n = int(vertices.shape[0])
-        key = _pair_keys(src, dst, n)
-        order = xp.argsort(key, kind="stable")  # stable: parallel edges keep input row order
-        sorted_key = key[order]
-        del key
-        if dedupe:
-            head = _run_heads(sorted_key)
-            if head is not None:
-                keep = xp.flatnonzero(head)
-                order, sorted_key = order[keep], sorted_key[keep]
-        m = int(order.shape[0])
-        vtype, etype = _vertex_dtype(n), _edge_dtype(m)
-        src_sorted, dst_sorted = _split_keys(sorted_key, n, vtype)
-        del sorted_key
-        out_offsets = _sorted_offsets(src_sorted, n, etype)
-        # CSC: a stable sort by destination keeps the CSR order, (source, position), in ties.
-        csc = xp.argsort(dst_sorted, kind="stable")
-        in_offsets = _sorted_offsets(dst_sorted[csc], n, etype)
-        if weights is not None:
-            weights = xp.ascontiguousarray(weights[order].astype(np.float32, copy=False))
-        reverse = None
-        if twins is not None:
-            position = xp.empty(m, dtype=etype)
-            position[order] = xp.arange(m, dtype=etype)
-            reverse = position[twins[order]]
-        g = cls(
-            vertices=vertices.astype(np.int64, copy=False),
-            out_offsets=out_offsets,
-            out_indices=dst_sorted,
-            in_offsets=in_offsets,
-            in_indices=src_sorted[csc],
-            in_edge_ids=csc.astype(etype, copy=False),
-            out_degree=xp.diff(out_offsets).astype(np.int32),
-            in_degree=xp.diff(in_offsets).astype(np.int32),
-            edge_weights=weights,
-            weight_names=weight_names,
-            directed=directed,
-            reverse_edge=reverse,
-            multigraph=multigraph,
-            sides=sides,
-            side_names=side_names,
-        )
-        g._cache["edge_sources"] = src_sorted
-        if symmetric_input:
-            reverse, missing = g._pair_reverse_edges()
-            if missing is not None:
-                raise ValueError(_no_reverse_message(g._describe_edges(missing)))
-            if weights is not None:
-                differ = xp.nonzero(xp.any(weights != weights[reverse], axis=1))[0]
-                if differ.shape[0]:
-                    raise ValueError(_asymmetric_weights_message(g._describe_edges(differ)))
-            g._reverse_edge = reverse
-        return g
-
-    @classmethod
-    def _assemble_simple_undirected(cls, vertices, src, dst, weights, weight_names, *,
-                                    directed, multigraph, sides=None,
-                                    side_names=None) -> "Graph":
-        """A simple undirected graph from internal (src, dst) rows, with one sort.
-
-        Row i becomes entries 2i (u->v) and 2i+1 (v->u). One stable sort by pair key puts each
-        directed pair's entries in a run in row order, so a run's head comes from the first
-        row naming the unordered pair {u, v} (either way round), whose weights it keeps; the
-        heads in sorted order are the CSR (a self-loop's two equal entries share a run: it is
-        stored once). The head of the v->u run is the twin of the u->v head (the same row's
-        other entry), which gives the reverse pairing. The edge set is symmetric and has no
-        parallel edges, so the CSC is the CSR transposed: the same offsets, degrees and indices,
-        and in_edge_ids is the reverse pairing; those arrays are shared, not copied."""
-        n = int(vertices.shape[0])
-        key = xp.stack([_pair_keys(src, dst, n), _pair_keys(dst, src, n)], axis=1).reshape(-1)
-        order = xp.argsort(key, kind="stable")
-        sorted_key = key[order]
-        del key
-        head = _run_heads(sorted_key)
-        if head is not None:
-            keep = xp.flatnonzero(head)
-            order, sorted_key = order[keep], sorted_key[keep]
-        m = int(order.shape[0])
-        vtype, etype = _vertex_dtype(n), _edge_dtype(m)
-        src_sorted, dst_sorted = _split_keys(sorted_key, n, vtype)
-        del sorted_key
-        positions = xp.arange(m, dtype=etype)
-        slot = xp.empty(2 * int(src.shape[0]), dtype=etype)  # CSR position of each head entry
-        slot[order] = positions
-        # A self-loop's twin is no head (its slot is unset): a loop is its own reverse.
-        reverse = xp.where(src_sorted == dst_sorted, positions, slot[order ^ 1])
-        del slot, positions
-        if weights is not None:
-            weights = xp.ascontiguousarray(weights[order >> 1].astype(np.float32, copy=False))
-        offsets = _sorted_offsets(src_sorted, n, etype)
-        degree = xp.diff(offsets).astype(np.int32)
-        g = cls(
-            vertices=vertices.astype(np.int64, copy=False),
-            out_offsets=offsets,
-            out_indices=dst_sorted,
-            in_offsets=offsets,
-            in_indices=dst_sorted,
-            in_edge_ids=reverse,
-            out_degree=degree,
-            in_degree=degree,
-            edge_weights=weights,
-            weight_names=weight_names,
-            directed=directed,
-            reverse_edge=reverse,
-            multigraph=multigraph,
-            sides=sides,
-            side_names=side_names,
-        )
-        g._cache["edge_sources"] = src_sorted
-        return g
-
-    # ------------------------------------------------------------------ placement
-
-    #: The per-edge arrays that placement moves (the per-vertex ones stay on the device).
-    EDGE_ARRAYS = ("out_indices", "in_indices", "in_edge_ids", "edge_weights", "_reverse_edge")
+    # ------------------------------------------------------------------ derived graphs
 
     def reorder(self, order: str = "degree") -> "Graph":
         """This graph with its internal vertex numbering permuted for memory locality; the same
@@ -870,41 +418,27 @@ class Graph:
                              "device (g.to('device').reorder(...)) and place it on the host after")
         if order == self.vertex_order:
             return self
-        if order == "degree":
-            total = self.out_degree.astype(np.int64) + self.in_degree.astype(np.int64)
-            new_order = xp.argsort(-total, kind="stable")
-        else:
-            new_order = xp.argsort(self.vertices, kind="stable")
-        rank = xp.empty(self.n, dtype=self.index_dtype)
-        rank[new_order] = xp.arange(self.n, dtype=self.index_dtype)
-        vertices = self.vertices[new_order]
-        src, dst = rank[self.edge_sources], rank[self.out_indices]
-        if not self.directed and not self.multigraph:  # both copies in: merged to one edge
-            g = Graph._build(vertices, src, dst, self.edge_weights, self.weight_names,
-                             directed=False, multigraph=False)
-        else:  # the CSR rows are the input rows: a pairing fixed at construction is theirs
-            g = Graph._assemble(vertices, src, dst, self.edge_weights, self.weight_names,
-                                directed=self.directed, multigraph=self.multigraph,
-                                twins=self._reverse_edge)
-        g.vertex_order = order
-        return g
+        return Graph.from_buffers(device_build.reordered(self, order, self._reverse_edge))
 
-    def id_order(self):
-        """Internal positions of the vertices in ascending original-id order (a backend
-        array): ``arange(n)`` unless the graph was reordered (:meth:`reorder`).  Inputs drawn
-        per vertex in this order land on the same ids whatever the internal order."""
-        lookup = self._id_lookup()
-        return xp.arange(self.n, dtype=self.index_dtype) if lookup is None else lookup[1]
+    def simple_undirected(self) -> "Graph":
+        """The simple undirected view: directions dropped, parallel edges merged, self-loops
+        removed, every vertex kept in the same internal order (the graph of APPNP's A and of
+        core numbers); ``sides`` carry over. Cached.  A host-placed graph's view is built in
+        blocks into host memory (never O(m) on the device).
 
-    def _id_lookup(self):
-        """None while ``vertices`` ascend (a binary search finds an id's position); else
-        (the ids ascending, the internal position of each), built once."""
-        if self.vertex_order == "id":
-            return None
-        if self._lookup is None:  # per-vertex, on the device whatever the placement
-            where = xp.argsort(self.vertices, kind="stable")
-            self._lookup = (self.vertices[where], where.astype(self.index_dtype))
-        return self._lookup
+        >>> import pandas as pd
+        >>> Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 2], "dst": [2, 1, 2]})
+        ...                     ).simple_undirected().m
+        2
+        """
+        build = host_build if self.placement == "host" else device_build
+        return self.cached("simple_undirected",
+                           lambda: Graph.from_buffers(build.simple_undirected(self)))
+
+    # ------------------------------------------------------------------ placement
+
+    #: The per-edge arrays that placement moves (the per-vertex ones stay on the device).
+    EDGE_ARRAYS = ("out_indices", "in_indices", "in_edge_ids", "edge_weights", "_reverse_edge")
 
     def edge_bytes(self) -> int:
         """Bytes of the edge arrays (each distinct array once: a simple undirected graph's
@@ -930,7 +464,7 @@ class Graph:
         """
         placement = memory.check_placement(placement)
         if placement == "auto":
-            placement = _auto_placement(self.edge_bytes(), on_device=self.placement == "device")
+            placement = auto_placement(self.edge_bytes(), on_device=self.placement == "device")
         if placement == self.placement:
             return self
         if placement == "device":
@@ -1025,41 +559,6 @@ class Graph:
         device memory; the graph itself is unchanged."""
         self._cache.clear()
 
-    def simple_undirected(self) -> "Graph":
-        """The simple undirected view: directions dropped, parallel edges merged, self-loops
-        removed, every vertex kept in the same internal order (the graph of APPNP's A and of
-        core numbers); ``sides`` carry over. Cached.
-
-        >>> import pandas as pd
-        >>> Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 2], "dst": [2, 1, 2]})
-        ...                     ).simple_undirected().m
-        2
-        """
-        if self.placement == "host":  # built in blocks, never O(m) on the device
-            from . import host_build
-
-            def build_on_host():
-                view = host_build.simple_undirected_on_host(self)
-                view.vertex_order = self.vertex_order
-                return view
-
-            return self.cached("simple_undirected", build_on_host)
-
-        def build():
-            src = self.edge_sources.astype(np.int64)
-            dst = self.out_indices.astype(np.int64)
-            keep = src != dst
-            low = xp.minimum(src[keep], dst[keep])
-            high = xp.maximum(src[keep], dst[keep])
-            pairs = xp.unique(low * self.n + high)
-            view = Graph._build(self.vertices, pairs // self.n, pairs % self.n, None, [],
-                                directed=False, multigraph=False, sides=self.sides,
-                                side_names=self.side_names, distinct=True)
-            view.vertex_order = self.vertex_order
-            return view
-
-        return self.cached("simple_undirected", build)
-
     @property
     def edge_sources(self):
         """The internal source vertex of each edge, in CSR order (m,)."""
@@ -1092,7 +591,8 @@ class Graph:
             return self._reverse_edge
 
         def build():
-            reverse, missing = self._pair_reverse_edges()
+            reverse, missing = device_build.pair_reverse(self.edge_sources, self.out_indices,
+                                                         self.n, self.offset_dtype)
             if missing is not None:
                 raise ValueError(
                     f"reverse_edge_index: {self._describe_edges(missing)} have no reverse edge; "
@@ -1102,94 +602,7 @@ class Graph:
 
         return self.cached("reverse_edge", build)
 
-    def _pair_reverse_edges(self):
-        """(reverse, None) when every edge has a partner, else (None, positions without one)."""
-        n, m = self.n, self.m
-        src = self.edge_sources.astype(np.int64)
-        dst = self.out_indices.astype(np.int64)
-        keys = src * n + dst  # ascending: CSR order is (source, destination)
-        reverse_keys = dst * n + src
-        lo = xp.searchsorted(keys, reverse_keys, side="left")
-        hi = xp.searchsorted(keys, reverse_keys, side="right")
-        rank = xp.arange(m, dtype=np.int64) - xp.searchsorted(keys, keys, side="left")
-        paired = rank < (hi - lo)
-        if m and not bool(paired.all()):
-            return None, xp.nonzero(~paired)[0]
-        return (lo + rank).astype(self.offset_dtype), None  # edge positions
-
-    def _describe_edges(self, positions, total: int | None = None) -> str:
-        """'3 edges (a->b, ...)' in original ids, for error messages: the first of the CSR
-        ``positions`` and their number (``total``: how many there are in all, when
-        ``positions`` holds only the first ones)."""
-        total = int(positions.shape[0]) if total is None else int(total)
-        shown = device.asarray(positions[:_SHOW])
-        # the sources of the shown edges alone (a host graph's edge_sources would be O(m))
-        sources = xp.searchsorted(self.out_offsets, shown, side="right") - 1
-        u = self.describe_vertices(sources)
-        v = self.describe_vertices(self.out_indices[shown])
-        pairs = [f"{a}->{b}" for a, b in zip(u, v)]
-        return f"{total} edge{'s' if total != 1 else ''} ({_listing(pairs, total)})"
-
-    def describe_vertices(self, internal) -> list:
-        """Original ids of internal vertices as strings for messages: ``'5'``, or for a
-        bipartite graph ``'user 5'`` (side name, id)."""
-        internal = device.asarray(internal).astype(np.int64).reshape(-1)
-        ids = device.to_host(self.vertices[internal]).tolist()
-        if self.sides is None:
-            return [str(i) for i in ids]
-        sides = device.to_host(self.sides[internal]).tolist()
-        return [f"{self.side_names[s]} {i}" for s, i in zip(sides, ids)]
-
-    # ------------------------------------------------------------------ lookups and properties
-
-    def side_code(self, side, arg: str = "side"):
-        """0 (left) or 1 (right) for a side of a bipartite graph, given by its name (e.g.
-        ``"user"``), ``"left"``/``"right"`` or 0/1; None for a non-bipartite graph given None.
-
-        Raises ValueError naming ``arg`` when a bipartite graph gets no side, a non-bipartite
-        graph gets one, or the side is unknown."""
-        if self.sides is None:
-            if side is None:
-                return None
-            raise ValueError(f"{arg}={side!r}: sides exist only in bipartite graphs (built with "
-                             "Graph.from_bipartite); drop it")
-        left, right = self.side_names
-        choices = (f"{left!r} or {right!r} (or 'left'/'right', 0/1)")
-        if side is None:
-            raise ValueError(f"{arg}: this graph is bipartite, and an id may name a vertex on "
-                             f"each side; pass {arg}={choices}")
-        if isinstance(side, (int, np.integer)) and not isinstance(side, (bool, np.bool_)):
-            if int(side) in (0, 1):
-                return int(side)
-        elif isinstance(side, str):
-            for code, label in ((0, left), (1, right), (0, "left"), (1, "right")):
-                if side == label:
-                    return code
-        raise ValueError(f"{arg}={side!r} is not a side of this graph; pass {arg}={choices}")
-
-    def _locate(self, ids, side=None):
-        """(internal positions, found mask) of int64 ``ids``; ``side`` (bipartite graphs only)
-        is 0/1 or an array of them, one per id."""
-        n, nl = self.n, self._left_count
-        lookup = self._id_lookup()
-        if lookup is not None:  # reordered: search the sorted ids, then map to positions
-            ordered, where = lookup
-            at = xp.minimum(xp.searchsorted(ordered, ids), max(n - 1, 0))
-            found = (ordered[at] == ids) if n else xp.zeros(ids.shape, dtype=bool)
-            return where[at] if n else at, found
-        if self.sides is None:
-            pos = xp.searchsorted(self.vertices, ids)
-            limit = n
-        else:
-            left = xp.searchsorted(self.vertices[:nl], ids)
-            right = xp.searchsorted(self.vertices[nl:], ids) + nl
-            if isinstance(side, (int, np.integer)):
-                pos, limit = (left, nl) if side == 0 else (right, n)
-            else:
-                pos = xp.where(side == 0, left, right)
-                limit = xp.where(side == 0, nl, n)
-        found = (pos < limit) & (self.vertices[xp.minimum(pos, max(n - 1, 0))] == ids)
-        return pos, found
+    # ------------------------------------------------------------------ lookups by id
 
     def to_internal(self, ids, side=None):
         """Internal indices (``index_dtype``) of original vertex ids; a scalar gives an int.
@@ -1211,25 +624,35 @@ class Graph:
         >>> g.to_internal(20), device.to_host(g.to_internal(pd.Series([30, 10]))).tolist()
         (1, [2, 0])
         """
-        from . import io
-
         code = self.side_code(side, "side")
-        arr = io.read_vertex_ids(ids, "ids")
-        flat = arr.reshape(-1)
-        pos, found = self._locate(flat, code)
-        if flat.shape[0] and not bool(found.all()):
-            missing = device.to_host(flat[~found])
-            missing = np.unique(missing)
-            where = "" if code is None else f" on side {self.side_names[code]!r}"
-            raise ValueError(
-                f"ids: {missing.size} id{'s are' if missing.size != 1 else ' is'} not a vertex "
-                f"of this graph{where}: {_listing(missing.tolist(), missing.size)}; pass ids "
-                "from Graph.vertices (or add them with vertices= when building the graph)"
-            )
-        pos = pos.astype(self.index_dtype)
-        if arr.ndim == 0:
-            return int(pos[0])
-        return pos.reshape(arr.shape)
+        return self.id_map.to_internal(io.read_vertex_ids(ids, "ids"), code)
+
+    def side_code(self, side, arg: str = "side"):
+        """0 (left) or 1 (right) for a side of a bipartite graph, given by its name (e.g.
+        ``"user"``), ``"left"``/``"right"`` or 0/1; None for a non-bipartite graph given None.
+
+        Raises ValueError naming ``arg`` when a bipartite graph gets no side, a non-bipartite
+        graph gets one, or the side is unknown."""
+        return self.id_map.side_code(side, arg)
+
+    def id_order(self):
+        """Internal positions of the vertices in ascending original-id order (a backend
+        array): ``arange(n)`` unless the graph was reordered (:meth:`reorder`).  Inputs drawn
+        per vertex in this order land on the same ids whatever the internal order."""
+        return self.id_map.id_order()
+
+    def describe_vertices(self, internal) -> list:
+        """Original ids of internal vertices as strings for messages: ``'5'``, or for a
+        bipartite graph ``'user 5'`` (side name, id)."""
+        return self.id_map.describe(internal)
+
+    def _describe_edges(self, positions, total: int | None = None) -> str:
+        """'3 edges (a->b, ...)' in original ids, for error messages: the first of the CSR
+        ``positions`` and their number (``total``: how many there are in all, when
+        ``positions`` holds only the first ones)."""
+        return self.id_map.describe_edges(self.out_offsets, self.out_indices, positions, total)
+
+    # ------------------------------------------------------------------ properties and weights
 
     def vertex_property(self, values, columns=None, name: str = "values"):
         """An n x k float32 C-contiguous array in internal vertex order.
@@ -1256,8 +679,6 @@ class Graph:
         >>> device.to_host(g.vertex_property(pd.Series({30: 3.0, 10: 1.0, 20: 2.0}))).ravel()
         array([1., 2., 3.], dtype=float32)
         """
-        from . import io
-
         if io.is_frame(values) or io.is_series(values):
             return io.read_vertex_frame(self, values, columns=columns, name=name)
         if columns is not None:
@@ -1273,8 +694,6 @@ class Graph:
         ``values`` is an array-like of m rows (1-D is m x 1), or a DataFrame of m rows whose
         columns (or the given ``columns``) are the k features, rows in CSR order.
         """
-        from . import io
-
         if io.is_frame(values):
             return io.read_table_matrix(values, self.m, "edges", name, columns=columns)
         if columns is not None:
@@ -1407,8 +826,8 @@ class Graph:
         loops = int((self.edge_sources == self.out_indices).sum()) if self.m else 0
         sides = None
         if self.sides is not None:
-            sides = {self.side_names[0]: self._left_count,
-                     self.side_names[1]: self.n - self._left_count}
+            left = self.id_map.left_count
+            sides = {self.side_names[0]: left, self.side_names[1]: self.n - left}
         return {
             "n": self.n,
             "m": self.m,
@@ -1437,51 +856,3 @@ class Graph:
             f"index_dtype={self.index_dtype}, offset_dtype={self.offset_dtype}, "
             f"placement={self.placement}, backend={device.BACKEND})"
         )
-
-
-def _auto_placement(edge_bytes: int, on_device: bool) -> str:
-    """"device" when the edge arrays take at most :data:`memory.AUTO_FRACTION` of the device
-    memory the library may use (counting their own bytes as usable when they are already
-    there), else "host"."""
-    counted = on_device and device.BACKEND == "gpu"  # the simulator tracks no usage
-    usable = memory.device_available() + (edge_bytes if counted else 0)
-    return "device" if edge_bytes <= memory.AUTO_FRACTION * usable else "host"
-
-
-def _placed(build, placement: str, rows: int, weights) -> "Graph":
-    """Build a graph on the device (``build()``), out-of-memory failures named, then place
-    its edge arrays.  ``rows`` edge rows (stored both ways already counted) with ``weights``:
-    the finished CSR/CSC's index arrays and float32 weights, a lower bound of the build's
-    needs, are checked against the budget first."""
-    columns = 0 if weights is None else (weights.shape[1] if weights.ndim == 2 else 1)
-    need = _edge_bytes_estimate(int(rows), columns)
-    with memory.allocating(f"building a graph of {int(rows)} edge rows on the device", need,
-                           "build it before setting a lower budget, or use a GPU with more "
-                           "memory (graphs are built on the device, then placed)"):
-        g = build()
-    return g.to(placement)
-
-
-def _edge_bytes_estimate(rows: int, weight_columns: int, n: int | None = None) -> int:
-    """Edge-array bytes of a graph of ``rows`` stored edge rows before merging: two vertex-index
-    arrays (``out_indices``, ``in_indices``: :func:`_vertex_dtype` of ``n``; n unknown, before
-    the ids are read: int32, as any graph of fewer than 2**31 vertices has), one edge-position
-    array (``in_edge_ids``: :func:`_edge_dtype` of ``rows``, int64 from 2**31 rows) and a
-    float32 array per weight column."""
-    vertex = _vertex_dtype(0 if n is None else int(n)).itemsize
-    edge = _edge_dtype(int(rows)).itemsize
-    return int(rows) * (2 * vertex + edge + 4 * weight_columns)
-
-
-def _check_chunk_rows(chunk_rows) -> None:
-    if chunk_rows is not None and (isinstance(chunk_rows, (bool, np.bool_))
-                                   or not isinstance(chunk_rows, (int, np.integer))
-                                   or chunk_rows < 1):
-        raise ValueError(f"chunk_rows must be a positive int (rows read per chunk), got "
-                         f"{chunk_rows!r}")
-
-
-def _check_flag(value, arg: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{arg} must be True or False, got {value!r}")
-    return bool(value)

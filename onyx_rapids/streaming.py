@@ -239,7 +239,7 @@ class EdgeStream:
         resident_room = min(room, RESIDENT_LIMIT if RESIDENT_LIMIT is not None else room)
         # partitions small enough that the two buffers take at most half the room
         per = max(1, min(PARTITION_BYTES, room // 4) // per_edge)
-        from .host_build import row_blocks
+        from .construction.layout import row_blocks
 
         parts = [(v0, v1, int(self.offsets[v0]), int(self.offsets[v1]))
                  for v0, v1 in row_blocks(self.offsets, per)]

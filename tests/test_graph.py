@@ -10,7 +10,9 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from onyx_rapids import device, graph
+from onyx_rapids import device
+from onyx_rapids import ids as id_module
+from onyx_rapids.construction import device as device_build, layout
 from onyx_rapids.graph import Graph
 
 H = device.to_host
@@ -234,7 +236,7 @@ EDGE_POSITION_ARRAYS = ("out_offsets", "in_offsets", "in_edge_ids", "reverse_edg
 def test_int64_index_dtype_beyond_int32(monkeypatch):
     df = pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 1]})
     small = Graph.from_edgelist(df, directed=False)
-    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 2)  # below n = 3 and m = 6
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", 2)  # below n = 3 and m = 6
     big = Graph.from_edgelist(df, directed=False)
     assert (big.index_dtype, big.offset_dtype) == (np.int64, np.int64)
     assert (small.index_dtype, small.offset_dtype) == (np.int32, np.int32)
@@ -265,7 +267,7 @@ def test_int32_vertex_indices_beside_int64_offsets(kw, monkeypatch):
     every array holds what the all-int32 build holds."""
     df = _mixed_frame()
     normal = Graph.from_edgelist(df, **kw)
-    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 20)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", 20)
     g = Graph.from_edgelist(df, **kw)
     assert g.n == normal.n == 10 and g.m == normal.m > 20
     assert (normal.index_dtype, normal.offset_dtype) == (np.int32, np.int32)
@@ -307,7 +309,7 @@ def test_reverse_pairing_of_a_directed_graph_holds_edge_positions(monkeypatch):
     und = Graph.from_edgelist(_mixed_frame(), directed=False)
     src, dst = H(und.edge_sources), H(und.out_indices)
     df = pd.DataFrame({"src": src, "dst": dst})
-    monkeypatch.setattr(graph, "_INDEX32_LIMIT", 20)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", 20)
     for g in (Graph.from_edgelist(df), Graph.from_csr(H(und.out_offsets), dst,
                                                       directed=False)):
         assert (g.index_dtype, g.offset_dtype) == (np.int32, np.int64)
@@ -317,10 +319,10 @@ def test_reverse_pairing_of_a_directed_graph_holds_edge_positions(monkeypatch):
 
 
 def test_edge_bytes_estimate_sizes_each_array():
-    assert graph._edge_bytes_estimate(10, 1) == 10 * (4 + 4 + 4 + 4)
+    assert layout.edge_bytes_estimate(10, 1) == 10 * (4 + 4 + 4 + 4)
     rows = 2**31 + 5  # beyond int32 edge positions: in_edge_ids is int64, the indices stay int32
-    assert graph._edge_bytes_estimate(rows, 0) == rows * (4 + 4 + 8)
-    assert graph._edge_bytes_estimate(rows, 2, n=2**31 + 1) == rows * (8 + 8 + 8 + 8)
+    assert layout.edge_bytes_estimate(rows, 0) == rows * (4 + 4 + 8)
+    assert layout.edge_bytes_estimate(rows, 2, n=2**31 + 1) == rows * (8 + 8 + 8 + 8)
 
 
 # ---------------------------------------------------------------------- from_csr
@@ -577,9 +579,9 @@ def _random_ids(rng, regime: str, pool_size: int, size: int):
 
 
 @pytest.mark.parametrize("regime", ["dense", "shifted", "negative", "span32", "wide"])
-@pytest.mark.parametrize("knobs", [{}, {"_KEY32_MAX_N": 0}, {"_DENSE_SPAN_FACTOR": 0},
-                                   {"_DENSE_SPAN_FACTOR": 10**6, "_KEY32_MAX_N": 0},
-                                   {"_INDEX32_LIMIT": 3}, {"_INDEX32_LIMIT": 40}])
+@pytest.mark.parametrize("knobs", [{}, {"KEY32_MAX_N": 0}, {"DENSE_SPAN_FACTOR": 0},
+                                   {"DENSE_SPAN_FACTOR": 10**6, "KEY32_MAX_N": 0},
+                                   {"INDEX32_LIMIT": 3}, {"INDEX32_LIMIT": 40}])
 def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
     """Every construction path (table or sort renumbering, 32- or 64-bit pair keys, the
     one-sort simple undirected build, int32 or int64 vertex indices and offsets, mixed) gives
@@ -587,7 +589,9 @@ def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
     NumPy build above: duplicates, parallel edges both ways, self-loops, isolated ids given as
     vertices=, zero to two weight columns whose first row per pair must be the one kept."""
     for name, value in knobs.items():
-        monkeypatch.setattr(graph, name, value)
+        module = {"KEY32_MAX_N": device_build, "DENSE_SPAN_FACTOR": id_module,
+                  "INDEX32_LIMIT": layout}[name]
+        monkeypatch.setattr(module, name, value)
     rng = np.random.default_rng(["dense", "shifted", "negative", "span32", "wide"].index(regime))
     for trial in range(12):
         m = int(rng.integers(1, 600))
@@ -615,7 +619,7 @@ def test_construction_matches_plain_numpy_build(regime, knobs, monkeypatch):
                 want = _numpy_construction(src, dst, weights, extra, directed, multigraph)
                 case = (regime, knobs, trial, directed, multigraph)
                 assert (g.n, g.m) == (want["vertices"].size, want["out_indices"].size), case
-                limit = knobs.get("_INDEX32_LIMIT", 2**31 - 1)
+                limit = knobs.get("INDEX32_LIMIT", 2**31 - 1)
                 vtype = np.int64 if g.n > limit else np.int32  # vertex indices
                 etype = np.int64 if g.m > limit else np.int32  # offsets, edge positions
                 assert (g.index_dtype, g.offset_dtype) == (vtype, etype), case

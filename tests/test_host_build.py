@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onyx_rapids import Graph, bfs, device, graph as graph_module, memory
+from onyx_rapids import Graph, bfs, device, memory
+from onyx_rapids.construction import layout, sources
 
 ARRAYS = ("vertices", "out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
           "out_degree", "in_degree", "edge_weights", "_reverse_edge")
@@ -122,7 +123,7 @@ def test_a_directory_of_files_is_read_in_file_order(tmp_path):
 @pytest.mark.parametrize("limit, dtypes", [(100, (np.int32, np.int64)),  # n <= limit < m
                                            (20, (np.int64, np.int64))])  # limit < n = 25
 def test_int64_offsets_when_the_edges_exceed_the_limit(tmp_path, monkeypatch, limit, dtypes):
-    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", limit)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", limit)
     path = _write(tmp_path, _edges(weighted=False))
     g = Graph.from_parquet(path, placement="device")
     h = Graph.from_parquet(path, placement="host", chunk_rows=16)
@@ -151,7 +152,7 @@ def test_mixed_dtypes_on_the_host_equal_the_device_build(tmp_path, monkeypatch, 
     df = _mixed_edges(directed)
     kw = dict(weight=["w", "x"], directed=directed, multigraph=multigraph)
     normal = Graph.from_edgelist(df, placement="device", **kw)
-    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 20)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", 20)
     g = Graph.from_edgelist(df, placement="device", **kw)
     assert g.n <= 20 < g.m and (g.index_dtype, g.offset_dtype) == (np.int32, np.int64)
     for name in ARRAYS:
@@ -173,7 +174,7 @@ def test_host_offsets_follow_the_edges_left_after_merging(tmp_path, monkeypatch)
     offsets, as the device build has (the host build once sized them by the rows read)."""
     df = pd.concat([_mixed_edges()] * 3, ignore_index=True)  # every row three times
     g = Graph.from_edgelist(df, placement="device")
-    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", g.m)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", g.m)
     assert len(df) > g.m
     h = Graph.from_parquet(_write(tmp_path, df), placement="host", chunk_rows=16)
     assert (h.index_dtype, h.offset_dtype) == (np.int32, np.int32)
@@ -450,14 +451,16 @@ def test_auto_builds_a_csr_on_the_host_when_the_budget_is_small(caplog):
 
 
 def test_the_frame_build_of_from_cugraph_names_the_weights_alike_on_both_paths():
-    """from_cugraph's build (Graph._from_frame over G's edge frame, its vertex list as a
+    """from_cugraph's build (sources.frame over G's edge frame, its vertex list as a
     device array, the weight named by cuGraph's rule), here over a pandas frame: cuGraph
     itself is tested on a GPU below."""
     df = _edges(weighted=True)[["src", "dst", "w"]]
     extra = device.asarray(np.array([10**9, 3], dtype=np.int64))
     kw = dict(directed=True, multigraph=False, vertices=extra, weight_names=["weight"])
-    g = Graph._from_frame(df, "src", "dst", "w", placement="device", chunk_rows=None, **kw)
-    h = Graph._from_frame(df, "src", "dst", "w", placement="host", chunk_rows=9, **kw)
+    g = Graph.from_buffers(*sources.frame(df, "src", "dst", "w", placement="device",
+                                          chunk_rows=None, **kw))
+    h = Graph.from_buffers(*sources.frame(df, "src", "dst", "w", placement="host",
+                                          chunk_rows=9, **kw))
     assert h.weight_names == ["weight"]
     _assert_same(g, h)
 

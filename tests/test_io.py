@@ -7,6 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from onyx_rapids import device, io
+from onyx_rapids.io import results, staging
 from onyx_rapids.graph import Graph
 
 H = device.to_host
@@ -312,10 +313,10 @@ def test_from_cugraph_matches_from_edgelist(directed):
 
 def _reference(g, columns):
     """The frame as built column by column (``pd.DataFrame`` over host columns)."""
-    out = {} if g.sides is None else {"side": io._Sides(g.sides, g.side_names)}
+    out = {} if g.sides is None else {"side": staging.Sides(g.sides, g.side_names)}
     out["vertex"] = g.vertices
-    out.update(io._result_columns(columns, g.n, "vertices", tuple(out)))
-    return pd.DataFrame({k: io._pandas_column(v) for k, v in out.items()})
+    out.update(results._result_columns(columns, g.n, "vertices", tuple(out)))
+    return pd.DataFrame({k: staging.pandas_column(v) for k, v in out.items()})
 
 
 def _six():
@@ -434,7 +435,7 @@ def test_pandas_frame_without_the_blocks_api(monkeypatch):
     """pandas < 3 (no create_dataframe_from_blocks): the same frame through pd.DataFrame."""
     g = _six()
     columns = _cases(g.n)["masked n x k"]
-    monkeypatch.setattr(io, "_blocks_api", lambda: None)
+    monkeypatch.setattr(staging, "_blocks_api", lambda: None)
     pd.testing.assert_frame_equal(io._to_frame(g, columns, pandas=True),
                                   _reference(g, columns))
 

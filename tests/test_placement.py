@@ -7,9 +7,10 @@ import pytest
 
 import oracles_traversal as oracle
 from graphs import csr_edges, predecessor_ids
-from onyx_rapids import (Graph, bfs, device, feature_propagation, graph as graph_module,
+from onyx_rapids import (Graph, bfs, device, feature_propagation,
                          label_propagation, memory, pagerank, personalized_pagerank, sssp,
                          operators, streaming, weakly_connected_components)
+from onyx_rapids.construction import layout
 from onyx_rapids.kernels import pagerank as pagerank_kernel
 
 ACCESS = ("degree", "naive", "merged", "aligned")
@@ -158,7 +159,7 @@ def test_edge_functions_that_ignore_their_edge_id_are_seen_to():
 
 
 def test_int64_offsets_on_the_host(monkeypatch):
-    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 100)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", 100)
     df = _edges(weighted=False)
     h = Graph.from_edgelist(df, placement="host")
     # n = 30 <= 100 < m: int32 vertex indices beside int64 offsets (the reads align to the
@@ -187,7 +188,7 @@ def test_algorithms_agree_on_int32_indices_beside_int64_offsets(monkeypatch):
     monkeypatch.setattr(operators, "HEAVY_ROUNDS", 1)
     monkeypatch.setattr(operators, "CHUNK_ROUNDS", 2)
     normal = Graph.from_edgelist(df, weight="w", placement="device")
-    monkeypatch.setattr(graph_module, "_INDEX32_LIMIT", 20)
+    monkeypatch.setattr(layout, "INDEX32_LIMIT", 20)
     g = Graph.from_edgelist(df, weight="w", placement="device")
     h = g.to("host")
     und = h.simple_undirected()

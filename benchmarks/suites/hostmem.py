@@ -44,7 +44,8 @@ import ctypes
 
 import numpy as np
 
-from onyx_rapids import device, host_build, memory, streaming
+from onyx_rapids import device, memory, streaming
+from onyx_rapids.construction.layout import row_blocks
 from onyx_rapids.graph import Graph
 
 from .. import catalog
@@ -366,7 +367,7 @@ class Streamed:
         self.offsets = device.to_host(h.in_offsets).astype(np.int64)
         item = h.in_indices.dtype.itemsize
         per = max(1, partition_bytes // item)
-        self.parts = list(host_build.row_blocks(self.offsets, per))  # whole vertices
+        self.parts = list(row_blocks(self.offsets, per))  # whole vertices
         widest = max(int(self.offsets[b] - self.offsets[a]) for a, b in self.parts)
         self.buffers = [xp.empty(max(widest, 1), dtype=h.in_indices.dtype) for _ in range(2)]
         self.gpu = device.BACKEND == "gpu"

@@ -21,7 +21,6 @@ import math
 import numpy as np
 
 from onyx_rapids import device
-from onyx_rapids.graph import _bincount
 
 from .. import catalog, graphs
 from ..catalog import call, make_inputs
@@ -47,6 +46,13 @@ def multi_algorithms():
     """Registry algorithms taking one ``source`` or k ``sources`` (bfs, sssp)."""
     return tuple(a for a, e in catalog.algorithms().items()
                  if {"source", "sources"} <= e.input_names())
+
+
+def _bincount(values, n: int):
+    """``bincount`` of vertex indices over n slots (zeros for no values)."""
+    if values.shape[0] == 0:
+        return device.xp.zeros(n, dtype=np.int64)
+    return device.xp.bincount(values, minlength=n)
 
 
 def _ours(entry, g, inputs, weighted=False):

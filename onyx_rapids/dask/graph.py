@@ -21,6 +21,7 @@ import operator
 import numpy as np
 
 from .. import device, io
+from ..construction import device as device_build
 from ..graph import Graph as _Graph
 
 #: Buckets of the vertex range per partition in the in-edge histogram that places the cuts.
@@ -384,8 +385,9 @@ def _partition(index, cuts, original, weights, multigraph, *pieces):
     local_src = xp.where(outside, n_own + xp.searchsorted(device.asarray(ghosts), src),
                          src - lo)
     n_local = n_own + ghosts.shape[0]
-    graph = _Graph._build(xp.arange(n_local, dtype=np.int64), local_src, dst - lo, w,
-                          list(weights), directed=True, multigraph=multigraph)
+    graph = _Graph.from_buffers(device_build.build(
+        xp.arange(n_local, dtype=np.int64), local_src, dst - lo, w, list(weights),
+        directed=True, multigraph=multigraph))
     return Partition(index, cuts, ghosts, graph, original)
 
 

@@ -1,5 +1,5 @@
-"""Building a graph whose edges do not fit on the device: a Parquet edge list read in chunks
-into host-placed CSR and CSC arrays (:meth:`Graph.from_parquet` with ``placement="host"``).
+"""The host build: a graph whose edges do not fit on the device, built in chunks into
+host-placed CSR and CSC arrays (:meth:`Graph.from_parquet` with ``placement="host"``, say).
 
 The whole edge list is never on the device, nor in host memory beyond one chunk and the
 graph's own arrays.  The file is read three times, each chunk moved to the device, used, and
@@ -22,17 +22,20 @@ dropped; then the host arrays are worked through in blocks:
    its CSR, and this pass gives the reverse-edge pairing instead.
 
 The same passes 2-5 build :meth:`Graph.simple_undirected` of a host-placed graph from blocks
-of its CSR (:func:`simple_undirected_on_host`): what weakly connected components, core numbers
-and APPNP run on; and a graph from CSR arrays in host memory (:func:`from_csr_on_host`,
+of its CSR (:func:`simple_undirected`): what weakly connected components, core numbers
+and APPNP run on; and a graph from CSR arrays in host memory (:func:`from_csr`,
 :meth:`Graph.from_csr` with ``placement="host"``), from chunks of its entries (no
 renumbering: pass 1 is the check of the input, on the host), a symmetric (undirected) input
 stored as given and paired with its reverse edges in blocks of vertices.  An edge frame on
 the device (:meth:`Graph.from_cugraph`'s cuDF frame) is read in slices where it is.
 
-The result equals what the device build gives (the same arrays, dtypes and order): vertex
-indices (``out_indices``, ``in_indices``) take :func:`~onyx_rapids.graph._vertex_dtype` of n,
-offsets and edge positions (``in_edge_ids``, the reverse pairing) take
-:func:`~onyx_rapids.graph._edge_dtype` of the number of edges left after merging.
+The result equals what the device build (:mod:`onyx_rapids.construction.device`) gives (the same
+arrays, dtypes and order): vertex indices (``out_indices``, ``in_indices``) take
+:func:`~onyx_rapids.construction.layout.vertex_dtype` of n, offsets and edge positions
+(``in_edge_ids``, the reverse pairing) take :func:`~onyx_rapids.construction.layout.edge_dtype`
+of the number of edges left after merging.  Every builder returns
+:class:`~onyx_rapids.construction.layout.Buffers` placed on the host.  Progress lines go to the
+``onyx_rapids.host_build`` logger (level INFO).
 """
 
 from __future__ import annotations
@@ -42,15 +45,18 @@ import time
 
 import numpy as np
 
-from . import device, io, memory
-from .device import xp
-from .graph import (_SHOW, _asymmetric_weights_message, _edge_dtype, _no_reverse_message,
-                    _run_heads, _vertex_dtype, edge_rows)
+from .. import device, io, memory
+from ..device import xp
+from ..ids import Renumbering, VertexIds
+from .layout import Buffers, edge_dtype, edge_rows, row_blocks, run_heads, vertex_dtype
+from ..messages import SHOW, asymmetric_weights_message, no_reverse_message
 
-__all__ = ["from_parquet_on_host", "from_frame_on_host", "from_csr_on_host",
-           "simple_undirected_on_host", "assemble_on_host", "default_chunk_rows", "row_blocks"]
+__all__ = ["from_parquet", "from_frame", "from_csr", "simple_undirected", "assemble",
+           "default_chunk_rows"]
 
-log = logging.getLogger(__name__)
+# The logger's name is the one the CLI and users listen to (the module's name before the
+# builds moved into onyx_rapids.construction).
+log = logging.getLogger("onyx_rapids.host_build")
 
 #: Device bytes a chunk row costs at its peak (ids read as int64, sort keys, orders, entries
 #: stored both ways for an undirected graph): chunk sizes are chosen from it.
@@ -64,9 +70,9 @@ def default_chunk_rows() -> int:
     return int(min(max(rows, 1 << 16), 1 << 27))
 
 
-def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bool,
-                         multigraph: bool, vertices=None, chunk_rows: int | None = None):
-    """A host-placed graph of ``cls`` from a Parquet file, read in chunks (module docstring).
+def from_parquet(path, source, destination, weight, *, directed: bool, multigraph: bool,
+                 vertices=None, chunk_rows: int | None = None) -> Buffers:
+    """A host-placed graph from a Parquet file, read in chunks (module docstring).
 
     ``directed=False`` with ``multigraph=True`` (reverse pairing of every parallel copy) is
     not built this way; :meth:`Graph.from_parquet` builds it on the device.
@@ -79,15 +85,14 @@ def from_parquet_on_host(cls, path, source, destination, weight, *, directed: bo
                                               chunk_rows):
             yield start, table
 
-    return _from_chunks(cls, chunks, source, destination, weight, directed=directed,
+    return _from_chunks(chunks, source, destination, weight, directed=directed,
                         multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
                         where=f"Parquet file {path!r}", empty=f"path={path!r}")
 
 
-def from_frame_on_host(cls, df, source, destination, weight, *, directed: bool,
-                       multigraph: bool, vertices=None, chunk_rows: int | None = None,
-                       weight_names=None):
-    """A host-placed graph of ``cls`` from an edge frame (pandas, pyarrow or cuDF), its rows
+def from_frame(df, source, destination, weight, *, directed: bool, multigraph: bool,
+               vertices=None, chunk_rows: int | None = None, weight_names=None) -> Buffers:
+    """A host-placed graph from an edge frame (pandas, pyarrow or cuDF), its rows
     moved to the device ``chunk_rows`` at a time (:meth:`Graph.from_edgelist` with
     ``placement="host"``; :meth:`Graph.from_cugraph`, whose cuDF frame is sliced where it
     is): the module docstring's passes, the frame read three times.  ``weight_names`` names
@@ -100,12 +105,12 @@ def from_frame_on_host(cls, df, source, destination, weight, *, directed: bool,
         for start in range(0, total, chunk_rows):
             yield start, io.frame_rows_slice(df, start, min(start + chunk_rows, total))
 
-    return _from_chunks(cls, chunks, source, destination, weight, directed=directed,
+    return _from_chunks(chunks, source, destination, weight, directed=directed,
                         multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
                         where="the edge list", empty="df", weight_names=weight_names)
 
 
-def _from_chunks(cls, chunks, source, destination, weight, *, directed, multigraph, vertices,
+def _from_chunks(chunks, source, destination, weight, *, directed, multigraph, vertices,
                  chunk_rows, where, empty, weight_names=None):
     """Passes 1-5 over ``chunks(weights)``, which yields ``(first row, frame)`` pieces of the
     edge list (with the weight columns when ``weights``); ``where`` names it in messages,
@@ -134,7 +139,7 @@ def _from_chunks(cls, chunks, source, destination, weight, *, directed, multigra
                              "least one edge (for a graph without edges use Graph.from_csr)")
         if extra is not None and extra.size:
             distinct = xp.unique(xp.concatenate([distinct, extra.reshape(-1)]))
-        internal = _Renumbering(distinct)
+        internal = Renumbering(distinct)
         clock.done("distinct ids", rows=rows, n=internal.n)
 
         def entries(weights: bool):
@@ -143,13 +148,13 @@ def _from_chunks(cls, chunks, source, destination, weight, *, directed, multigra
 
         if weight_names is not None:
             names = list(weight_names)
-        return assemble_on_host(cls, entries, distinct, names, directed=directed,
-                                multigraph=multigraph, block=chunk_rows, clock=clock)
+        return assemble(entries, distinct, names, directed=directed, multigraph=multigraph,
+                        block=chunk_rows, clock=clock)
 
 
-def from_csr_on_host(cls, offsets, indices, weights, *, directed: bool, multigraph: bool,
-                     chunk_rows: int | None = None):
-    """A host-placed graph of ``cls`` on vertices 0..n-1 from host CSR parts (NumPy arrays,
+def from_csr(offsets, indices, weights, *, directed: bool, multigraph: bool,
+             chunk_rows: int | None = None) -> Buffers:
+    """A host-placed graph on vertices 0..n-1 from host CSR parts (NumPy arrays,
     lists, pandas Series: :func:`onyx_rapids.io.csr_inputs`), for :meth:`Graph.from_csr`
     with ``placement="host"``.
 
@@ -168,7 +173,7 @@ def from_csr_on_host(cls, offsets, indices, weights, *, directed: bool, multigra
     if chunk_rows is None:
         block = min(block, max(csr.m, 1))
     n, m = csr.n, csr.m
-    vtype = _vertex_dtype(n)
+    vtype = vertex_dtype(n)
     with memory.allocating(f"building a graph from CSR arrays of {m} entries in chunks of "
                            f"{block} rows", block * CHUNK_ROW_BYTES,
                            "pass a smaller chunk_rows, or raise the budget"):
@@ -184,12 +189,12 @@ def from_csr_on_host(cls, offsets, indices, weights, *, directed: bool, multigra
                     w = _on_device(csr.weights.block(a, b))
                 yield src, dst, w
 
-        return assemble_on_host(cls, entries, xp.arange(n, dtype=np.int64), csr.names,
-                                directed=directed, multigraph=multigraph, block=block,
-                                clock=clock, symmetric_input=not directed)
+        return assemble(entries, xp.arange(n, dtype=np.int64), csr.names, directed=directed,
+                        multigraph=multigraph, block=block, clock=clock,
+                        symmetric_input=not directed)
 
 
-def simple_undirected_on_host(g, chunk_rows: int | None = None):
+def simple_undirected(g, chunk_rows: int | None = None) -> Buffers:
     """:meth:`Graph.simple_undirected` of a host-placed graph, built in blocks of its CSR
     straight into host memory (passes 2-5 of the module docstring)."""
     block = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
@@ -204,14 +209,14 @@ def simple_undirected_on_host(g, chunk_rows: int | None = None):
 
     with memory.allocating(f"building the simple undirected view of a host graph of {g.m} "
                            f"edges in blocks of {block}", block * CHUNK_ROW_BYTES):
-        return assemble_on_host(type(g), entries, g.vertices, [], directed=False,
-                                multigraph=False, block=block, clock=_Clock(),
-                                sides=g.sides, side_names=g.side_names)
+        b = assemble(entries, g.vertices, [], directed=False, multigraph=False, block=block,
+                     clock=_Clock(), sides=g.sides, side_names=g.side_names)
+    b.vertex_order = g.vertex_order
+    return b
 
 
-def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigraph: bool,
-                     block: int, clock, sides=None, side_names=None,
-                     symmetric_input: bool = False):
+def assemble(entries, vertices, names, *, directed: bool, multigraph: bool, block: int, clock,
+             sides=None, side_names=None, symmetric_input: bool = False) -> Buffers:
     """Passes 2-5 (module docstring) over ``entries(weights)``: an iterable of (src, dst,
     weights | None) chunks of internal indices, read again for each pass (``weights`` False:
     the weights are not needed).  An undirected graph's rows are stored both ways here,
@@ -234,7 +239,7 @@ def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigrap
     for src, _dst, _w in stored(False):
         degree += xp.bincount(src, minlength=n)
     raw = int(degree.sum())
-    vtype = _vertex_dtype(n)  # vertex indices; the offsets' dtype waits for m (after merging)
+    vtype = vertex_dtype(n)  # vertex indices; the offsets' dtype waits for m (after merging)
     raw_offsets = _offsets(degree)
     clock.done("out-degrees", entries=raw)
 
@@ -255,7 +260,7 @@ def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigrap
     del raw_offsets, degree
     out_indices = out_indices[:m]
     weights = None if weights is None else weights[:m]
-    etype = _edge_dtype(m)  # offsets and edge positions
+    etype = edge_dtype(m)  # offsets and edge positions
     out_offsets = _offsets(out_degree).astype(etype)
     clock.done("rows sorted", m=m)
 
@@ -269,28 +274,29 @@ def assemble_on_host(cls, entries, vertices, names, *, directed: bool, multigrap
              in_edge_ids, n, block=block)
     clock.done("CSC")
     out_deg32 = out_degree.astype(np.int32)
-    g = cls(vertices=vertices.astype(np.int64, copy=False), out_offsets=out_offsets,
-            out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
-            in_edge_ids=in_edge_ids, out_degree=out_deg32,
-            in_degree=in_degree.astype(np.int32) if separate_csc else out_deg32,
-            edge_weights=weights, weight_names=names, directed=directed,
-            reverse_edge=None if separate_csc else in_edge_ids, multigraph=multigraph,
-            sides=sides, side_names=side_names, placement="host")
+    b = Buffers(vertices=vertices.astype(np.int64, copy=False), out_offsets=out_offsets,
+                out_indices=out_indices, in_offsets=in_offsets, in_indices=in_indices,
+                in_edge_ids=in_edge_ids, out_degree=out_deg32,
+                in_degree=in_degree.astype(np.int32) if separate_csc else out_deg32,
+                edge_weights=weights, weight_names=names, directed=directed,
+                reverse_edge=None if separate_csc else in_edge_ids, multigraph=multigraph,
+                sides=sides, side_names=side_names, placement="host")
     if symmetric:
-        g._reverse_edge = _pair_symmetric(g, block)
+        b.reverse_edge = _pair_symmetric(b, block)
         clock.done("reverse pairing")
-    return g
+    return b
 
 
-def _pair_symmetric(g, block: int):
-    """The reverse pairing (a host array, ``offset_dtype``) of a host graph built from
+def _pair_symmetric(g: Buffers, block: int):
+    """The reverse pairing (a host array, ``offset_dtype``) of a host graph ``g`` built from
     symmetric input, found in blocks of about ``block`` entries of whole vertices, as
-    :meth:`Graph._pair_reverse_edges` finds it on the device: the k-th u->v (CSR order) pairs
-    with the k-th v->u, a self-loop with itself.  An edge u->v is entry j of column v of the
-    CSC, whose entries are sorted by (source, CSR position); its reverse lies in row v of the
-    CSR, sorted by (destination, position): so a block of vertices pairs its columns with its
-    rows.  Raises the device build's ValueError (the same text) for edges without a reverse,
-    then for weights that differ from their reverse edge's."""
+    :func:`~onyx_rapids.construction.device.pair_reverse` finds it on the device: the k-th
+    u->v (CSR order) pairs with the k-th v->u, a self-loop with itself.  An edge u->v is entry
+    j of column v of the CSC, whose entries are sorted by (source, CSR position); its reverse
+    lies in row v of the CSR, sorted by (destination, position): so a block of vertices pairs
+    its columns with its rows.  Raises the device build's ValueError (the same text) for edges
+    without a reverse, then for weights that differ from their reverse edge's."""
+    describe = VertexIds(g.vertices, g.sides, g.side_names).describe_edges
     n, m = g.n, g.m
     reverse = memory.host_empty(m, g.offset_dtype)
     out_off = device.to_host(g.out_offsets).astype(np.int64)
@@ -313,7 +319,8 @@ def _pair_symmetric(g, block: int):
         reverse[edge[paired]] = (lo + rank + ra)[paired].astype(reverse.dtype, copy=False)
         missing.add(edge[~paired])
     if missing.total:
-        raise ValueError(_no_reverse_message(g._describe_edges(missing.first, missing.total)))
+        raise ValueError(no_reverse_message(describe(g.out_offsets, g.out_indices,
+                                                     missing.first, missing.total)))
     if g.edge_weights is not None:
         differ = _First()
         for a in range(0, m, block):
@@ -322,8 +329,8 @@ def _pair_symmetric(g, block: int):
             theirs = g.edge_weights[_on_device(reverse[a:b])]
             differ.add(xp.flatnonzero(xp.any(mine != theirs, axis=1)) + a)
         if differ.total:
-            raise ValueError(_asymmetric_weights_message(
-                g._describe_edges(differ.first, differ.total)))
+            raise ValueError(asymmetric_weights_message(
+                describe(g.out_offsets, g.out_indices, differ.first, differ.total)))
     return reverse
 
 
@@ -341,7 +348,7 @@ class _First:
         self.total += k
         positions = positions.astype(np.int64)
         merged = positions if self.first is None else xp.concatenate([self.first, positions])
-        self.first = xp.sort(merged)[:_SHOW]
+        self.first = xp.sort(merged)[:SHOW]
 
 
 class _Clock:
@@ -356,23 +363,6 @@ class _Clock:
         log.info("host build: %s in %.2f s (%.2f s in all) %s", step, now - self.last,
                  now - self.t0, detail)
         self.last = now
-
-
-class _Renumbering:
-    """Original ids -> internal indices by the sorted distinct ids: a subtraction when they
-    are one dense range, else a binary search."""
-
-    def __init__(self, distinct):
-        self.distinct = distinct
-        self.n = int(distinct.shape[0])
-        self.dtype = np.int32 if self.n <= np.iinfo(np.int32).max else np.int64
-        lo, hi = (int(v) for v in device.to_host(xp.stack([distinct[0], distinct[-1]])))
-        self.base = lo if hi - lo == self.n - 1 else None
-
-    def __call__(self, ids):
-        if self.base is not None:
-            return (ids - self.base).astype(self.dtype)
-        return xp.searchsorted(self.distinct, ids).astype(self.dtype)
 
 
 def _offsets(counts):
@@ -393,18 +383,6 @@ def _slots(keys, cursor, n: int):
     positions = cursor[ordered] + rank
     cursor += xp.bincount(keys, minlength=n)
     return order, positions
-
-
-def row_blocks(offsets, block: int):
-    """``(v0, v1)`` ranges of whole rows holding about ``block`` entries each (a row longer
-    than ``block`` is a block of its own); ``offsets`` on the host."""
-    n = offsets.shape[0] - 1
-    v0 = 0
-    while v0 < n:
-        v1 = int(np.searchsorted(offsets, offsets[v0] + block, side="right")) - 1
-        v1 = min(max(v1, v0 + 1), n)
-        yield v0, v1
-        v0 = v1
 
 
 def _on_device(a):
@@ -429,7 +407,7 @@ def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe:
         key = row.astype(np.int64) * n + dst
         order = xp.argsort(key, kind="stable")
         if dedupe:
-            head = _run_heads(key[order])
+            head = run_heads(key[order])
             if head is not None:
                 order = order[xp.flatnonzero(head)]
         del key

@@ -1,0 +1,100 @@
+"""Edge lists in: an edge frame (pandas / cuDF DataFrame, pyarrow Table) validated into id and
+weight arrays (:func:`read_edgelist`), and the edge list a cuGraph graph keeps
+(:func:`cugraph_edges`, :func:`read_cugraph`).  cuGraph is imported only when one is read.
+"""
+
+from __future__ import annotations
+
+from ..device import xp
+from .arrays import read_vertex_ids
+from .columns import id_column, numeric_column
+from .frames import (check_column_name, column_names, num_rows, require_column, require_frame,
+                     weight_column_names)
+
+
+def read_edgelist(df, source="src", destination="dst", weight=None, *,
+                  arg_names=("source", "destination"), where="the edge list", row_offset=0):
+    """Validate an edge frame; return (src int64, dst int64, weights (m, w) float32 | None, names).
+
+    ``df`` is a pandas or cuDF DataFrame or a pyarrow Table; the ids are the original ones.
+    ``arg_names`` are the names error messages give the two id arguments (``("left",
+    "right")`` for :meth:`~onyx_rapids.graph.Graph.from_bipartite`); ``where`` names the
+    edge list and ``row_offset`` is the row number of ``df``'s first row in it (a chunk of a
+    larger file), for the messages.
+    """
+    kind = require_frame(df, "df")
+    src_arg, dst_arg = arg_names
+    check_column_name(source, src_arg)
+    check_column_name(destination, dst_arg)
+    names = weight_column_names(weight)
+    columns = column_names(df, kind)
+    require_column(columns, source, src_arg, where)
+    require_column(columns, destination, dst_arg, where)
+    for name in names:
+        require_column(columns, name, "weight", where)
+    if num_rows(df, kind) == 0:
+        raise ValueError("df: the edge list is empty (0 rows); a graph needs at least one edge "
+                         "(for a graph without edges use Graph.from_csr)")
+    src = id_column(df, kind, source, src_arg, where, row_offset)
+    dst = id_column(df, kind, destination, dst_arg, where, row_offset)
+    weights = None
+    if names:
+        cols = [numeric_column(df, kind, name, "weight", where, row_offset) for name in names]
+        weights = xp.ascontiguousarray(xp.stack(cols, axis=1))
+    return src, dst, weights, [str(name) for name in names]
+
+
+def cugraph_edges(G):
+    """Check a single-GPU cugraph.Graph and name what to read from it.
+
+    Returns ``(edges, source, destination, weight, names, directed, vertices)``: the edge
+    list ``G`` keeps in original ids (``G.view_edge_list()``, a cuDF frame on the device;
+    each undirected edge once), its source, destination and weight column names (``weight``
+    None when ``G`` is unweighted), the weight names the graph takes (``[G.weight_column or
+    "weight"]``, or []), whether ``G`` is directed, and its vertex ids (an int64 backend
+    array, isolated vertices included) or None.  :func:`read_cugraph` reads the columns whole;
+    ``Graph.from_cugraph(placement="host")`` reads the frame in chunks.
+    """
+    try:
+        import cugraph
+    except Exception as e:
+        raise ImportError(f"Graph.from_cugraph needs cuGraph, which did not import ({e})") from e
+    if not isinstance(G, cugraph.Graph):
+        raise TypeError(f"G must be a cugraph.Graph, got {type(G).__module__}."
+                        f"{type(G).__name__}; for edge frames use Graph.from_edgelist")
+    if getattr(G, "is_multi_gpu", lambda: False)():
+        raise ValueError("G is a multi-GPU (dask) cuGraph graph; build a single-GPU "
+                         "cugraph.Graph, or read its edge list with Graph.from_edgelist")
+    if G.is_renumbered():
+        raise TypeError("G has non-integer or multi-column vertex ids (cuGraph renumbered them "
+                        "in Python); onyx_rapids needs integer vertex ids")
+    if not hasattr(G, "decompress_to_edgelist"):
+        raise ImportError("this cuGraph version lacks Graph.decompress_to_edgelist; upgrade "
+                          "cuGraph, or pass G.view_edge_list() to Graph.from_edgelist")
+    directed = bool(G.is_directed())
+    weighted = bool(G.is_weighted())
+    # The edge list G keeps in original ids, each undirected edge once (a device frame). Not
+    # decompress_to_edgelist(): after a cuGraph algorithm that wants transposed storage (such
+    # as pagerank) it returns the edges reversed, with nothing on G saying so (seen with
+    # cuGraph 26.10).
+    edges = G.view_edge_list()
+    columns = list(edges.columns)
+    weight = columns[2] if weighted and len(columns) > 2 else None
+    names = [] if weight is None else [str(getattr(G, "weight_column", None) or "weight")]
+    vertices = None
+    if hasattr(G, "extract_vertex_list"):
+        vertices = read_vertex_ids(G.extract_vertex_list(return_unrenumbered_vertices=True),
+                                   "G.extract_vertex_list()")
+    return edges, columns[0], columns[1], weight, names, directed, vertices
+
+
+def read_cugraph(G):
+    """Edges and vertices of a single-GPU cugraph.Graph in original ids, on the device.
+
+    Returns (src int64, dst int64, weights (m, 1) float32 | None, names, directed, vertices);
+    undirected edges come once each (the caller stores both directions).  The checks are
+    :func:`cugraph_edges`'.
+    """
+    edges, source, destination, weight, names, directed, vertices = cugraph_edges(G)
+    src, dst, weights, _ = read_edgelist(edges, source, destination, weight)
+    return src, dst, weights, names, directed, vertices

@@ -1,0 +1,198 @@
+"""Per-vertex frames in, aligned by vertex id, never by position (:func:`read_vertex_frame`):
+keyed by a ``vertex`` column, else by the index; for a bipartite graph by (``side``,
+``vertex``).  Ids not in the graph, repeated and missing vertices are refused by name.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import numpy as np
+
+from .. import device
+from ..messages import listing
+from ..device import xp
+from .arrays import as_array
+from .columns import Column, id_column, numeric_column, to_int64
+from .frames import (column_names, dtype_kind, frame_kind, has_column, is_series, num_rows,
+                     require_column, series_column, value_columns)
+
+
+def _host_objects(values):
+    """A pandas/cuDF Series or Index, or a pyarrow array, as a NumPy object array (host)."""
+    import pandas as pd
+
+    top = type(values).__module__.split(".")[0]
+    if top != "pandas" and hasattr(values, "to_pandas"):
+        values = values.to_pandas()
+    return pd.Series(values).to_numpy(dtype=object)
+
+
+def _side_codes(g, values, arg: str, where: str):
+    """0/1 per row from side labels: the graph's side names, 'left'/'right' or 0/1."""
+    import pandas as pd
+
+    host = _host_objects(values)
+    nulls = pd.isna(host)
+    if nulls.any():
+        raise ValueError(f"{arg}: {int(nulls.sum())} null side(s) in {where} (first at row "
+                         f"{int(np.argmax(nulls))}); drop or fill them")
+    left, right = g.side_names
+    codes = np.full(host.shape[0], -1, dtype=np.int8)
+    for code, label in ((0, left), (1, right), (0, "left"), (1, "right"), (0, 0), (1, 1)):
+        hit = np.asarray(host == label, dtype=bool)  # elementwise on an object array
+        codes[(codes < 0) & hit] = code
+    bad = codes < 0
+    if bad.any():
+        values = sorted({repr(x) for x in host[bad]})
+        raise ValueError(f"{arg}: {int(bad.sum())} row(s) of {where} name no side of the graph "
+                         f"({listing(values)}); use {left!r} or {right!r} (or 0/1)")
+    return device.asarray(codes)
+
+
+def _index_keys(g, df, kind: str, name: str, where: str, vertex: str, side: str):
+    """(ids, side codes | None) from the index of a pandas/cuDF frame without a ``vertex``
+    column."""
+    names = column_names(df, kind)
+    close = difflib.get_close_matches(str(vertex), [c for c in names if isinstance(c, str)],
+                                      n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    keyed = f"{where} has no {vertex!r} column{hint}, so its index gives the vertex ids"
+    index = df.index
+    levels = int(getattr(index, "nlevels", 1))
+    side_level = None
+    if g.sides is not None:
+        if levels != 2:
+            raise ValueError(
+                f"{name}: the graph is bipartite, so per-vertex rows are keyed by ({side!r}, "
+                f"{vertex!r}); {keyed}, but it is not a ({side}, {vertex}) MultiIndex; add "
+                f"{side!r} and {vertex!r} columns (as io.to_frame writes them), or "
+                f"set_index([{side!r}, {vertex!r}])"
+            )
+        side_level, id_level = index.get_level_values(0), index.get_level_values(1)
+    else:
+        if levels != 1:
+            raise ValueError(f"{name}: {keyed}, but it is a MultiIndex of {levels} levels; add "
+                             f"a {vertex!r} column, or index the rows by vertex id alone")
+        id_level = index
+    if dtype_kind(id_level.dtype) not in "iu":
+        raise TypeError(
+            f"{name}: {keyed}, but the index has dtype {id_level.dtype}; vertex ids must be "
+            f"integers: add a {vertex!r} column, or set_index({vertex!r}) on the id column"
+        )
+    ids = to_int64(as_array(id_level, f"{name} (index)"), f"{name} (index)")
+    codes = None
+    if side_level is not None:
+        codes = _side_codes(g, side_level, f"{name} (index level 0, the side)", where)
+    return ids, codes, f"the index ({keyed})"
+
+
+def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str = "vertex",
+                      side: str = "side", complete: bool = True, dtype=np.float32):
+    """Per-vertex values aligned by vertex id, never by position.
+
+    ``df`` is keyed by its ``vertex`` column (original ids) when it has one (a pandas/cuDF
+    DataFrame or a pyarrow Table); a pandas/cuDF DataFrame without one, or a Series, is keyed
+    by its index. For a bipartite graph the keys are (side, vertex): a ``side`` column (side
+    names as :func:`to_frame` writes them, or 0/1) next to ``vertex``, or a two-level
+    (side, vertex) index. Ids not in the graph and repeated vertices raise ValueError naming
+    them.
+
+    With ``complete=True`` every vertex must appear exactly once (ValueError naming the
+    missing ones) and the result is an n x k C-contiguous array in internal order. With
+    ``complete=False`` a subset may appear (each at most once) and the result is
+    ``(internal_ids, values)`` with values k columns wide. The value columns are all but the
+    keys (in order), or ``columns``; a Series is one column. ``dtype`` is float32 by default;
+    an integer dtype reads integer columns (labels, say) exactly.
+
+    >>> import pandas as pd
+    >>> from onyx_rapids.graph import Graph
+    >>> g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}))
+    >>> read_vertex_frame(g, pd.Series([3.0, 1.0, 2.0], index=[30, 10, 20])).ravel().tolist()
+    [1.0, 2.0, 3.0]
+    """
+    if is_series(df):
+        df = df.to_frame(name=series_column(df))
+    elif frame_kind(df) is None:
+        raise TypeError(
+            f"{name} must be a pandas or cuDF DataFrame or Series, or a pyarrow Table, got "
+            f"{type(df).__module__}.{type(df).__name__}; e.g. pandas.DataFrame({{'vertex': "
+            "[...], 'x': [...]}) or pandas.Series(values, index=vertex_ids)"
+        )
+    kind = frame_kind(df)
+    where = f"the {name} frame"
+    names = column_names(df, kind)
+    bipartite = g.sides is not None
+    if has_column(names, vertex) or kind == "arrow":
+        require_column(names, vertex, "vertex", where)
+        if bipartite and not has_column(names, side):
+            raise ValueError(
+                f"{name}: the graph is bipartite ({g.side_names[0]!r}, {g.side_names[1]!r}), "
+                f"where an id may name a vertex on each side, so {where} needs a {side!r} "
+                f"column next to {vertex!r} (side names, or 0/1), as io.to_frame writes it"
+            )
+        exclude = (vertex, side) if bipartite else (vertex,)
+        keys = f"column {vertex!r}"
+    else:
+        close = difflib.get_close_matches(str(vertex), [c for c in names if isinstance(c, str)],
+                                          n=1, cutoff=0.6)
+        if close and columns is None:  # a misspelt key column must not become a feature
+            raise ValueError(
+                f"{name}: {where} has no {vertex!r} column but has {close[0]!r}; rename it to "
+                f"{vertex!r} to key the rows by it, or pass columns= to key them by the index"
+            )
+        exclude = ()
+        keys = None
+    chosen = value_columns(df, kind, columns, exclude, name, where)
+    if num_rows(df, kind) == 0:
+        raise ValueError(f"{name}: {where} is empty")
+    if keys is None:
+        ids, codes, keys = _index_keys(g, df, kind, name, where, vertex, side)
+    else:
+        ids = id_column(df, kind, vertex, "vertex", where)
+        codes = None
+        if bipartite:
+            col = df.column(side) if kind == "arrow" else df[side]
+            codes = _side_codes(g, col, f"side={side!r}", where)
+    pos, known = g.id_map.locate(ids, codes)
+    if not bool(known.all()):
+        bad = ~known
+        if codes is None:
+            unknown = np.unique(device.to_host(ids[bad])).tolist()
+        else:
+            pairs = zip(device.to_host(codes[bad]).tolist(), device.to_host(ids[bad]).tolist())
+            unknown = sorted({f"{g.side_names[c]} {i}" for c, i in pairs})
+        raise ValueError(f"{name}: {len(unknown)} id(s) in {keys} are not vertices of the "
+                         f"graph: {listing(unknown)}; drop those rows")
+    sorted_pos = xp.sort(pos)
+    dup = sorted_pos[1:][sorted_pos[1:] == sorted_pos[:-1]]
+    if dup.shape[0]:
+        dupes = g.describe_vertices(xp.unique(dup))
+        raise ValueError(f"{name}: vertices appear more than once in {keys}: "
+                         f"{listing(dupes)}; keep one row per vertex")
+    if complete and pos.shape[0] != g.n:
+        seen = xp.zeros(g.n, dtype=bool)
+        seen[pos] = True
+        missing = g.describe_vertices(xp.nonzero(~seen)[0])
+        raise ValueError(f"{name}: {len(missing)} vertices have no row in {where}: "
+                         f"{listing(missing)}; give every vertex exactly one row")
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        cols = [numeric_column(df, kind, c, "columns", where) for c in chosen]
+    else:
+        cols = []
+        for c in chosen:
+            col = Column(df, kind, c)
+            if col.kind not in "iu":
+                raise TypeError(f"columns={c!r}: expected integers in {where}, got dtype "
+                                f"{col.dtype}")
+            if col.nulls:
+                raise ValueError(f"columns={c!r}: {col.nulls} null value(s) in {where} (first "
+                                 f"at row {col.first_null()}); drop or fill them")
+            cols.append(col.array())
+    values = xp.stack(cols, axis=1).astype(dtype, copy=False)
+    if not complete:
+        return pos.astype(g.index_dtype), xp.ascontiguousarray(values)
+    out = xp.empty((g.n, len(chosen)), dtype=dtype)
+    out[pos] = values
+    return out
