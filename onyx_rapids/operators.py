@@ -958,7 +958,7 @@ def _register_scratch(g, heavy: int, k: int, reduce: str, count: int):
     """The scratch (count x k float32, filled with the reduction's identity) in which the
     chunk kernel reduces the heavy vertices' in-edges of a register aggregate; the main
     kernel resets every row it reads, so one scratch serves every launch on the graph."""
-    ident = codegen._identity(reduce, np.dtype(np.float32))
+    ident = codegen.identity(reduce, np.float32)
     return g.cached(("operators", "register_scratch", int(heavy), int(k), reduce),
                     lambda: device.xp.full((count, k), ident, dtype=np.float32))
 
