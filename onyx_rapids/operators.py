@@ -2,7 +2,7 @@
 
 User functions are Numba CUDA device functions working on **one feature** ``f`` of a property
 (``f`` first, as in ONYX).  Their remaining parameters are looked up **by name** in the ``args``
-mapping given to the operator (arrays and scalars)::
+mapping given to the operator (arrays and scalars; :mod:`onyx_rapids.binding`)::
 
     from numba import cuda
     from onyx_rapids import operators as ops
@@ -52,8 +52,6 @@ options, argument names and dtypes): a second call with the same inputs compiles
 from __future__ import annotations
 
 import dataclasses
-import dis
-import inspect
 import math
 import time
 from collections import OrderedDict
@@ -63,6 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import device, streaming
+from .binding import (device_function, parameters, passed_once, prepare_args, py_func,
+                      reads_argument)
 from .execution import EDGE_ACCESS, _choice
 from .kernels import codegen
 from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
@@ -220,47 +220,6 @@ def next_pow2(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
 
-def _py_func(fn):
-    return getattr(fn, "py_func", fn)
-
-
-def _device_function(fn, what: str):
-    """A CUDA device function for ``fn`` (already one, or a plain Python function to jit)."""
-    if fn is None or not callable(fn):
-        raise TypeError(f"{what} must be a function, got {type(fn).__name__}")
-    if hasattr(fn, "py_func"):
-        return fn
-    return _JIT_CACHE.setdefault(fn, device.cuda.jit(device=True)(fn))
-
-
-_JIT_CACHE: dict = {}
-
-
-def _params(fn, head: tuple, what: str) -> tuple:
-    names = tuple(inspect.signature(_py_func(fn)).parameters)
-    if len(names) < len(head):
-        raise TypeError(
-            f"{what} {_py_func(fn).__name__} must take ({', '.join(head)}, ...) "
-            f"but takes ({', '.join(names)})"
-        )
-    return names[len(head) :]
-
-
-def _reads_argument(fn, position: int) -> bool:
-    """Whether ``fn``'s Python source reads its argument at ``position`` (a kernel that never
-    needs an edge's id need not load it).  True when unsure (a closure captures it)."""
-    code = _py_func(fn).__code__
-    name = code.co_varnames[position]
-    if name in code.co_cellvars:
-        return True
-    for ins in dis.get_instructions(code):
-        if ins.opname.startswith("LOAD_FAST"):
-            value = ins.argval
-            if name == value or (isinstance(value, tuple) and name in value):
-                return True
-    return False
-
-
 class _KernelCache:
     """A bounded LRU cache of generated kernels, with hit/miss counts (tests read them)."""
 
@@ -332,33 +291,6 @@ def profile_kernels():
         device.synchronize()
         result.update({spec: (n, s * 1e3) for spec, (n, s) in KERNEL_TIMES.entries.items()})
         KERNEL_TIMES.enabled, KERNEL_TIMES.entries = False, previous
-
-
-def _prepare_args(args, reserved=codegen.FIXED_PARAMS) -> dict:
-    """``args`` checked (identifier keys, not ``reserved``; device arrays or scalars) with
-    Python scalars as NumPy ones (bool, int64, float32)."""
-    if args is None:
-        return {}
-    if not isinstance(args, dict):
-        raise TypeError(f"args must be a dict of name -> array or scalar, got {type(args).__name__}")
-    prepared = {}
-    for name, value in args.items():
-        if not isinstance(name, str) or not name.isidentifier() or name in reserved:
-            raise ValueError(f"args key {name!r} is not a usable parameter name")
-        if isinstance(value, bool):
-            prepared[name] = np.bool_(value)
-        elif isinstance(value, int):
-            prepared[name] = np.int64(value)
-        elif isinstance(value, float):
-            prepared[name] = np.float32(value)
-        elif isinstance(value, np.generic) or device.is_device_array(value):
-            prepared[name] = value
-        else:
-            raise TypeError(
-                f"args[{name!r}] must be a device array ({device.xp.__name__}) or a scalar, "
-                f"got {type(value).__name__}"
-            )
-    return prepared
 
 
 def _check_bits(bits, n: int, name: str):
@@ -451,7 +383,7 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
     steps = list(steps)
     if not steps:
         raise ValueError("steps must hold at least one Edge, Vertex, Normalize or Solve step")
-    args = _prepare_args(args)
+    args = prepare_args(args, reserved=codegen.FIXED_PARAMS)
     if "scratch" in args:
         raise ValueError("args key 'scratch' is reserved: pass scratch=N to get shared memory")
     if "lanes" in args:
@@ -507,11 +439,11 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
         if isinstance(s, Edge):
             if s.reduce not in REDUCTIONS:
                 raise ValueError(f"reduce must be one of {REDUCTIONS}, got {s.reduce!r}")
-            fn = _device_function(s.fn, "an edge function")
-            params = _params(fn, ("f", "u", "v", "e"), "edge function")
+            fn = device_function(s.fn, "an edge function")
+            params = parameters(fn, ("f", "u", "v", "e"), "edge function")
             dtypes[s.into] = _edge_output(args, s, k, n, "Edge output")
             specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce,
-                                          reads_edge=_reads_argument(fn, 3),
+                                          reads_edge=reads_argument(fn, 3),
                                           store=bool(s.store)))
             functions.append(fn)
         elif isinstance(s, Gather):
@@ -519,9 +451,9 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                 raise ValueError(f"Gather sums its rows; reduce={s.reduce!r} needs an Edge step")
             params, reads_edge, fn = (), False, None
             if s.weight is not None:
-                fn = _device_function(s.weight, "a weight function")
-                params = _params(fn, ("u", "v", "e"), "weight function")
-                reads_edge = _reads_argument(fn, 2)
+                fn = device_function(s.weight, "a weight function")
+                params = parameters(fn, ("u", "v", "e"), "weight function")
+                reads_edge = reads_argument(fn, 2)
             if s.rows in registers:
                 raise ValueError(f"Gather rows {s.rows!r} is a register aggregate: only a "
                                  "Vertex(aggregate=...) or a Normalize of the same fold reads it")
@@ -532,13 +464,13 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                                           gather=True))
             functions.append(fn)
         elif isinstance(s, Vertex):
-            fn = _device_function(s.fn, "a vertex function")
-            params = _params(fn, ("f", "v"), "vertex function")
+            fn = device_function(s.fn, "a vertex function")
+            params = parameters(fn, ("f", "v"), "vertex function")
             aggregate = s.aggregate or ""
             if aggregate:
                 if aggregate not in params:
                     raise ValueError(f"Vertex aggregate={aggregate!r}: "
-                                     f"{_py_func(fn).__name__} has no parameter of that name "
+                                     f"{py_func(fn).__name__} has no parameter of that name "
                                      f"(it takes {params})")
                 if aggregate in registers:
                     read.add(aggregate)
@@ -613,7 +545,7 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                 continue
             if name not in args:
                 raise ValueError(
-                    f"{_py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
+                    f"{py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
                     f"(args has {sorted(args)})"
                 )
     unread = sorted(registers - read)
@@ -678,15 +610,8 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
 
     # an array bound to several names is passed once and aliased inside the kernel (the
     # simulator copies each array argument separately, which would split the aliases)
-    names, aliases = [], []
     used = _used(checked.specs) | ({"heavy_row"} if registers and heavy else set())
-    for name in sorted(used & set(args)):  # each array a launch parses costs
-        twin = next((other for other in names if args[other] is args[name]
-                     and not isinstance(args[name], np.generic)), None)
-        if twin is None:
-            names.append(name)
-        else:
-            aliases.append((name, twin))
+    names, aliases = passed_once(args, sorted(used & set(args)))  # each array costs a launch
     if scratch and (block // group) * scratch * 4 > 48 * 1024:
         raise ValueError(
             f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
