@@ -149,7 +149,27 @@ class Emitter:
             self.ns["float32"] = np.float32
 
     def max_change_registers(self):
-        """Nothing here; :class:`~.vertex.VertexSteps` declares the max-change registers."""
+        """At the kernel's start: each max-change step's maxima (``mc_d``, ``mc_a``), moved
+        count (``mc_e``) and per-feature sums (``mc_s``), zero."""
+        spec, w = self.spec, self.w
+        if not self.max_changes:
+            return
+        self.ns.update(float32=np.float32, warp_max=collective.warp_max, INF=np.float32(np.inf))
+        for i, s in self.max_changes:
+            w(f"mc_d{i} = float32(0.0)")
+            w(f"mc_a{i} = float32(0.0)")
+            if s.moved:
+                self.ns.update(int64=np.int64, warp_sum=collective.warp_sum)
+                w(f"mc_e{i} = int64(0)")
+            if s.sums:
+                self.ns.update(float64=np.float64, warp_sum=collective.warp_sum)
+                if spec.mapping == "nfa":  # a thread holds every feature
+                    w(f"mc_s{i} = cuda.local.array({spec.k}, float64)")
+                    w(f"for f in range({spec.k}):")
+                    w(f"    mc_s{i}[f] = 0.0")
+                else:
+                    for j in range(self.W):
+                        w(f"mc_s{i}_{j} = float64(0.0)")
 
     def aliases(self):
         """Names bound to an array passed once under another name."""
