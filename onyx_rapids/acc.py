@@ -48,17 +48,18 @@ return dist[u] + weight[e]`` with ``args={"weight": w}``).
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import cuda
 
 from . import device, frontier as fr
+from .binding import (bind_to_slots, device_function, parameters, passed_once, prepare_args,
+                      py_func)
 from .execution import Execution
 from .kernels import acc as kacc
-from .operators import (KERNEL_CACHE, _device_function, _prepare_args, _py_func,
-                        launch_kernel, next_pow2)
+from .kernels.codegen import identity
+from .operators import KERNEL_CACHE, launch_kernel, next_pow2
 
 FILTERS = {"jit": kacc.JIT, "online": kacc.ONLINE, "ballot": kacc.BALLOT}
 DIRECTIONS = {"auto": kacc.AUTO, "push": kacc.PUSH, "pull": kacc.PULL}
@@ -144,48 +145,28 @@ def _check(g, state, combine, max_iter, medium_degree, large_degree):
 
 
 def _bind_all(functions, state, args):
-    """The user functions bound to their ``args`` by name (see :func:`kacc.bind`), and the tuple
-    of values the kernels pass through: ``args``' values in name order, each distinct array once
-    (the simulator copies every array argument, so an array passed twice would split), the
-    state itself never (a parameter bound to it reads the kernels' ``state``)."""
-    slots, values, where = {}, [], {}
-    for name in sorted(args):
-        value = args[name]
-        if value is state:
-            where[name] = "state"
-            continue
-        twin = next((i for i, other in enumerate(values) if other is value
-                     and not isinstance(value, np.generic)), None)
-        if twin is None:
-            twin = len(values)
-            values.append(value)
-        where[name] = f"aux[{twin}]"
-        slots[name] = twin
+    """The user functions bound to their ``args`` by name (see
+    :func:`~onyx_rapids.binding.bind_to_slots`), and the tuple of values the kernels pass
+    through: ``args``' values in name order, each distinct array once
+    (:func:`~onyx_rapids.binding.passed_once`), the state itself never (a parameter bound to it
+    reads the kernels' ``state``)."""
+    names = [name for name in sorted(args) if args[name] is not state]
+    kept, aliases = passed_once(args, names)
+    slot = {name: i for i, name in enumerate(kept)}
+    slot.update((name, slot[twin]) for name, twin in aliases)
+    where = {name: f"aux[{slot[name]}]" if name in slot else "state" for name in args}
     bound = []
     for what, fn, head in functions:
-        fn = _device_function(fn, what)
-        names = tuple(inspect.signature(_py_func(fn)).parameters)
-        if len(names) < len(head):
-            raise TypeError(f"{what} {_py_func(fn).__name__} must take ({', '.join(head)}, "
-                            f"...) but takes ({', '.join(names)})")
-        extras = names[len(head):]
+        fn = device_function(fn, what)
+        extras = parameters(fn, head, what)
         missing = [name for name in extras if name not in where]
         if missing:
-            raise ValueError(f"{what} {_py_func(fn).__name__} takes "
+            raise ValueError(f"{what} {py_func(fn).__name__} takes "
                              f"{', '.join(map(repr, missing))}, which args does not hold (args "
                              f"has {sorted(args)}); pass args={{name: value, ...}}")
-        bound.append(kacc.bind(fn, head, tuple(where[name] for name in extras)))
-    return bound, tuple(values) if values else (device.zeros(1, np.int32),)
-
-
-def _identity(dtype, combine):
-    """The value no offer can lose to: +-inf for floats (a vertex with no offer stays as it
-    is), the integer range's end for integers."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return dtype.type(np.inf if combine == "min" else -np.inf)
-    info = np.iinfo(dtype)
-    return dtype.type(info.max if combine == "min" else info.min)
+        bound.append(bind_to_slots(fn, head, tuple(where[name] for name in extras)))
+    values = tuple(args[name] for name in kept)
+    return bound, values if values else (device.zeros(1, np.int32),)
 
 
 def _grid(block):
@@ -231,7 +212,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
         raise ValueError(f"active_in must be a uint32 bit-vector of {fr.words(g.n)} words "
                          "(onyx_rapids.frontier), or None for every vertex")
     n, m = g.n, g.m
-    args = _prepare_args(args, reserved=())
+    args = prepare_args(args)
     (compute, active, settled), aux = _bind_all(
         [("compute", compute, COMPUTE_HEAD),
          ("active", always if active is None else active, VERTEX_HEAD),
@@ -263,7 +244,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
         medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
         track_parent=track, align=align, first_offer=bool(same_offers)))
 
-    ident = device.asarray(np.array([_identity(state.dtype, combine)]))
+    ident = device.asarray(np.array([identity(combine, state.dtype)]))
     words = fr.words(n)
     bits = device.zeros((2, words), np.uint32)
     bits[0] = fr.full(n) if active_in is None else active_in

@@ -2,7 +2,7 @@
 
 User functions are Numba CUDA device functions working on **one feature** ``f`` of a property
 (``f`` first, as in ONYX).  Their remaining parameters are looked up **by name** in the ``args``
-mapping given to the operator (arrays and scalars)::
+mapping given to the operator (arrays and scalars; :mod:`onyx_rapids.binding`)::
 
     from numba import cuda
     from onyx_rapids import operators as ops
@@ -52,8 +52,6 @@ options, argument names and dtypes): a second call with the same inputs compiles
 from __future__ import annotations
 
 import dataclasses
-import dis
-import inspect
 import math
 import time
 from collections import OrderedDict
@@ -63,6 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import device, streaming
+from .binding import (device_function, parameters, passed_once, prepare_args, py_func,
+                      reads_argument)
 from .execution import EDGE_ACCESS, _choice
 from .kernels import codegen
 from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
@@ -220,47 +220,6 @@ def next_pow2(x: int) -> int:
     return 1 << max(0, int(x) - 1).bit_length()
 
 
-def _py_func(fn):
-    return getattr(fn, "py_func", fn)
-
-
-def _device_function(fn, what: str):
-    """A CUDA device function for ``fn`` (already one, or a plain Python function to jit)."""
-    if fn is None or not callable(fn):
-        raise TypeError(f"{what} must be a function, got {type(fn).__name__}")
-    if hasattr(fn, "py_func"):
-        return fn
-    return _JIT_CACHE.setdefault(fn, device.cuda.jit(device=True)(fn))
-
-
-_JIT_CACHE: dict = {}
-
-
-def _params(fn, head: tuple, what: str) -> tuple:
-    names = tuple(inspect.signature(_py_func(fn)).parameters)
-    if len(names) < len(head):
-        raise TypeError(
-            f"{what} {_py_func(fn).__name__} must take ({', '.join(head)}, ...) "
-            f"but takes ({', '.join(names)})"
-        )
-    return names[len(head) :]
-
-
-def _reads_argument(fn, position: int) -> bool:
-    """Whether ``fn``'s Python source reads its argument at ``position`` (a kernel that never
-    needs an edge's id need not load it).  True when unsure (a closure captures it)."""
-    code = _py_func(fn).__code__
-    name = code.co_varnames[position]
-    if name in code.co_cellvars:
-        return True
-    for ins in dis.get_instructions(code):
-        if ins.opname.startswith("LOAD_FAST"):
-            value = ins.argval
-            if name == value or (isinstance(value, tuple) and name in value):
-                return True
-    return False
-
-
 class _KernelCache:
     """A bounded LRU cache of generated kernels, with hit/miss counts (tests read them)."""
 
@@ -332,33 +291,6 @@ def profile_kernels():
         device.synchronize()
         result.update({spec: (n, s * 1e3) for spec, (n, s) in KERNEL_TIMES.entries.items()})
         KERNEL_TIMES.enabled, KERNEL_TIMES.entries = False, previous
-
-
-def _prepare_args(args, reserved=codegen.FIXED_PARAMS) -> dict:
-    """``args`` checked (identifier keys, not ``reserved``; device arrays or scalars) with
-    Python scalars as NumPy ones (bool, int64, float32)."""
-    if args is None:
-        return {}
-    if not isinstance(args, dict):
-        raise TypeError(f"args must be a dict of name -> array or scalar, got {type(args).__name__}")
-    prepared = {}
-    for name, value in args.items():
-        if not isinstance(name, str) or not name.isidentifier() or name in reserved:
-            raise ValueError(f"args key {name!r} is not a usable parameter name")
-        if isinstance(value, bool):
-            prepared[name] = np.bool_(value)
-        elif isinstance(value, int):
-            prepared[name] = np.int64(value)
-        elif isinstance(value, float):
-            prepared[name] = np.float32(value)
-        elif isinstance(value, np.generic) or device.is_device_array(value):
-            prepared[name] = value
-        else:
-            raise TypeError(
-                f"args[{name!r}] must be a device array ({device.xp.__name__}) or a scalar, "
-                f"got {type(value).__name__}"
-            )
-    return prepared
 
 
 def _check_bits(bits, n: int, name: str):
@@ -451,7 +383,39 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
     steps = list(steps)
     if not steps:
         raise ValueError("steps must hold at least one Edge, Vertex, Normalize or Solve step")
-    args = _prepare_args(args)
+    args = _check_args(args, scratch)
+    _check_bits(active_in, g.n, "active_in")
+    _check_bits(active_out, g.n, "active_out")
+    direction, has_edges = _check_order(steps, direction)
+    # register aggregates (Edge store=False): their names, which no array in args backs
+    registers = {s.into for s in steps if isinstance(s, (Edge, Gather)) and not s.store}
+    if registers and direction != "pull":
+        raise ValueError("Edge store=False keeps the aggregate in the registers of the pull "
+                         "that reduced it: it needs direction='pull'")
+    if registers:
+        args = {name: value for name, value in args.items() if name not in registers}
+    fold = _Fold(args=args, k=k, n=g.n, registers=registers)
+    specs, functions = [], []
+    for s in steps:
+        check = next(check for kind, check in _STEP_CHECKS if isinstance(s, kind))
+        spec, fn = check(s, fold)
+        _check_names(spec, fn, fold, scratch)
+        specs.append(spec)
+        functions.append(fn)
+    unread = sorted(registers - fold.read)
+    if unread:
+        raise ValueError(f"Edge store=False aggregate(s) {unread} are read by no Vertex("
+                         "aggregate=...) or Normalize step of this foldmap: their sums would be "
+                         "lost (store them, or read them in a vertex step)")
+    return _Checked(k=k, direction=direction, args=args, specs=tuple(specs),
+                    functions=tuple(functions), dtypes=tuple(sorted(fold.dtypes.items())),
+                    has_edges=has_edges)
+
+
+def _check_args(args, scratch) -> dict:
+    """``args`` prepared (:func:`~onyx_rapids.binding.prepare_args`), without the names the
+    kernels keep for themselves; ``scratch`` a number of floats."""
+    args = prepare_args(args, reserved=codegen.FIXED_PARAMS)
     if "scratch" in args:
         raise ValueError("args key 'scratch' is reserved: pass scratch=N to get shared memory")
     if "lanes" in args:
@@ -462,168 +426,180 @@ def _check_steps(g, steps, args, *, k, direction, scratch, active_in, active_out
                          "aggregates (Edge store=False) use it")
     if not isinstance(scratch, (int, np.integer)) or scratch < 0:
         raise ValueError(f"scratch must be a non-negative number of floats, got {scratch!r}")
-    n = g.n
-    _check_bits(active_in, n, "active_in")
-    _check_bits(active_out, n, "active_out")
+    return args
 
+
+def _check_order(steps, direction: str) -> tuple[str, bool]:
+    """``(direction, has_edges)`` of legal steps in a legal order (see foldmap): a fold of
+    vertex steps only is a pull (no edges to walk)."""
     for s in steps:
         if not isinstance(s, (Edge, Gather, Vertex, Normalize, Solve, MaxChange)):
             raise TypeError(f"steps must be Edge, Gather, Vertex, Normalize, Solve or "
                             f"MaxChange, got {type(s).__name__}")
     kinds = ["edge" if isinstance(s, (Edge, Gather)) else "vertex" for s in steps]
-    has_edges = "edge" in kinds
-    if has_edges:
-        first_vertex = kinds.index("vertex") if "vertex" in kinds else len(kinds)
-        last_edge = len(kinds) - 1 - kinds[::-1].index("edge")
-        if direction == "pull" and last_edge > first_vertex:
-            raise ValueError(
-                "illegal fold in pull direction: edge steps must come before vertex steps "
-                "(a vertex step would read aggregates other warps are still pulling); "
-                "split the steps into two foldmap calls"
-            )
-        if direction == "push" and first_vertex < len(kinds) and first_vertex > kinds.index("edge"):
-            raise ValueError(
-                "illegal fold in push direction: vertex steps must come before edge steps "
-                "(a vertex step would read aggregates other warps are still pushing into); "
-                "use direction='pull' or split the steps into two foldmap calls"
-            )
-        if direction == "push" and any(isinstance(s, MaxChange) for s in steps):
-            raise ValueError("MaxChange runs in pull foldmaps and vertexmaps (a push visits its "
-                             "vertices through whichever warp takes them); measure the change "
-                             "in a vertexmap or with properties.has_converged")
-    else:
-        direction = "pull"  # vertex steps only: one group per vertex, no edges to walk
+    if "edge" not in kinds:
+        return "pull", False
+    first_vertex = kinds.index("vertex") if "vertex" in kinds else len(kinds)
+    last_edge = len(kinds) - 1 - kinds[::-1].index("edge")
+    if direction == "pull" and last_edge > first_vertex:
+        raise ValueError(
+            "illegal fold in pull direction: edge steps must come before vertex steps "
+            "(a vertex step would read aggregates other warps are still pulling); "
+            "split the steps into two foldmap calls"
+        )
+    if direction == "push" and first_vertex < len(kinds) and first_vertex > kinds.index("edge"):
+        raise ValueError(
+            "illegal fold in push direction: vertex steps must come before edge steps "
+            "(a vertex step would read aggregates other warps are still pushing into); "
+            "use direction='pull' or split the steps into two foldmap calls"
+        )
+    if direction == "push" and any(isinstance(s, MaxChange) for s in steps):
+        raise ValueError("MaxChange runs in pull foldmaps and vertexmaps (a push visits its "
+                         "vertices through whichever warp takes them); measure the change "
+                         "in a vertexmap or with properties.has_converged")
+    return direction, True
 
-    # register aggregates (Edge store=False): their names, which no array in args backs
-    registers = {s.into for s in steps if isinstance(s, (Edge, Gather)) and not s.store}
-    if registers and direction != "pull":
-        raise ValueError("Edge store=False keeps the aggregate in the registers of the pull "
-                         "that reduced it: it needs direction='pull'")
-    if registers:
-        args = {name: value for name, value in args.items() if name not in registers}
-    read = set()  # the register aggregates some step reads
-    specs, functions, dtypes = [], [], {}
-    for s in steps:
-        if isinstance(s, Edge):
-            if s.reduce not in REDUCTIONS:
-                raise ValueError(f"reduce must be one of {REDUCTIONS}, got {s.reduce!r}")
-            fn = _device_function(s.fn, "an edge function")
-            params = _params(fn, ("f", "u", "v", "e"), "edge function")
-            dtypes[s.into] = _edge_output(args, s, k, n, "Edge output")
-            specs.append(codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce,
-                                          reads_edge=_reads_argument(fn, 3),
-                                          store=bool(s.store)))
-            functions.append(fn)
-        elif isinstance(s, Gather):
-            if s.reduce != "sum":
-                raise ValueError(f"Gather sums its rows; reduce={s.reduce!r} needs an Edge step")
-            params, reads_edge, fn = (), False, None
-            if s.weight is not None:
-                fn = _device_function(s.weight, "a weight function")
-                params = _params(fn, ("u", "v", "e"), "weight function")
-                reads_edge = _reads_argument(fn, 2)
-            if s.rows in registers:
-                raise ValueError(f"Gather rows {s.rows!r} is a register aggregate: only a "
-                                 "Vertex(aggregate=...) or a Normalize of the same fold reads it")
-            _check_prop(args, s.rows, k, "Gather rows", n)
-            dtypes[s.into] = _edge_output(args, s, k, n, "Gather output")
-            specs.append(codegen.StepSpec("edge", params=params, into=s.into, source=s.rows,
-                                          reads_edge=reads_edge, store=bool(s.store),
-                                          gather=True))
-            functions.append(fn)
-        elif isinstance(s, Vertex):
-            fn = _device_function(s.fn, "a vertex function")
-            params = _params(fn, ("f", "v"), "vertex function")
-            aggregate = s.aggregate or ""
-            if aggregate:
-                if aggregate not in params:
-                    raise ValueError(f"Vertex aggregate={aggregate!r}: "
-                                     f"{_py_func(fn).__name__} has no parameter of that name "
-                                     f"(it takes {params})")
-                if aggregate in registers:
-                    read.add(aggregate)
-                else:
-                    _check_prop(args, aggregate, k, "Vertex aggregate", n)
-            specs.append(codegen.StepSpec("vertex", params=params, aggregate=aggregate))
-            functions.append(fn)
-        elif isinstance(s, MaxChange):
-            _check_prop(args, s.new, k, "MaxChange new", n)
-            _check_prop(args, s.old, k, "MaxChange old", n)
-            out = args.get(s.into)
-            if (not device.is_device_array(out) or out.dtype != np.float32
-                    or out.shape != (2,)):
-                raise ValueError(f"MaxChange into {s.into!r} must name a float32 device array "
-                                 f"of 2 in args, got "
-                                 f"{getattr(out, 'dtype', type(out).__name__)} "
-                                 f"{getattr(out, 'shape', '')}")
-            if s.moved:
-                _check_moved(args, s, n)
-            if s.sums:
-                sums = args.get(s.sums)
-                if (not device.is_device_array(sums) or sums.dtype != np.float64
-                        or sums.shape != (k,)):
-                    raise ValueError(f"MaxChange sums {s.sums!r} must name a float64 device "
-                                     f"array of k = {k} in args, got "
-                                     f"{getattr(sums, 'dtype', type(sums).__name__)} "
-                                     f"{getattr(sums, 'shape', '')}")
-            specs.append(codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old,
-                                          moved=s.moved, threshold=s.threshold,
-                                          weight=s.weight, sums=s.sums))
-            functions.append(None)
-        elif isinstance(s, Solve):
-            d = int(round((math.sqrt(1 + 4 * k) - 1) / 2))
-            if d * d + d != k:
-                raise ValueError(f"Solve needs k = d*d + d (A then b per row), got k={k}")
-            _check_prop(args, s.source, k, "Solve source", n)
-            _check_prop(args, s.into, d, "Solve destination", n)
-            if not isinstance(args.get(s.ridge), np.floating):
-                raise ValueError(f"Solve ridge {s.ridge!r} must name a float scalar in args")
-            specs.append(codegen.StepSpec("solve", params=(s.ridge,), into=s.into,
-                                          source=s.source, order=d))
-            functions.append(None)
+
+@dataclass
+class _Fold:
+    """What the step checks share: the call's ``args``, ``k`` and ``n``, the names of its
+    register aggregates, and what they find: the register aggregates some step reads, the
+    dtypes of the edge outputs and normalized sources."""
+
+    args: dict
+    k: int
+    n: int
+    registers: set
+    read: set = dataclasses.field(default_factory=set)
+    dtypes: dict = dataclasses.field(default_factory=dict)
+
+
+def _edge_step(s: Edge, fold: _Fold):
+    if s.reduce not in REDUCTIONS:
+        raise ValueError(f"reduce must be one of {REDUCTIONS}, got {s.reduce!r}")
+    fn = device_function(s.fn, "an edge function")
+    params = parameters(fn, ("f", "u", "v", "e"), "edge function")
+    fold.dtypes[s.into] = _edge_output(fold.args, s, fold.k, fold.n, "Edge output")
+    return codegen.StepSpec("edge", params=params, into=s.into, reduce=s.reduce,
+                            reads_edge=reads_argument(fn, 3), store=bool(s.store)), fn
+
+
+def _gather_step(s: Gather, fold: _Fold):
+    if s.reduce != "sum":
+        raise ValueError(f"Gather sums its rows; reduce={s.reduce!r} needs an Edge step")
+    params, reads_edge, fn = (), False, None
+    if s.weight is not None:
+        fn = device_function(s.weight, "a weight function")
+        params = parameters(fn, ("u", "v", "e"), "weight function")
+        reads_edge = reads_argument(fn, 2)
+    if s.rows in fold.registers:
+        raise ValueError(f"Gather rows {s.rows!r} is a register aggregate: only a "
+                         "Vertex(aggregate=...) or a Normalize of the same fold reads it")
+    _check_prop(fold.args, s.rows, fold.k, "Gather rows", fold.n)
+    fold.dtypes[s.into] = _edge_output(fold.args, s, fold.k, fold.n, "Gather output")
+    return codegen.StepSpec("edge", params=params, into=s.into, source=s.rows,
+                            reads_edge=reads_edge, store=bool(s.store), gather=True), fn
+
+
+def _vertex_step(s: Vertex, fold: _Fold):
+    fn = device_function(s.fn, "a vertex function")
+    params = parameters(fn, ("f", "v"), "vertex function")
+    aggregate = s.aggregate or ""
+    if aggregate:
+        if aggregate not in params:
+            raise ValueError(f"Vertex aggregate={aggregate!r}: "
+                             f"{py_func(fn).__name__} has no parameter of that name "
+                             f"(it takes {params})")
+        if aggregate in fold.registers:
+            fold.read.add(aggregate)
         else:
-            into = s.into or s.source
-            segment = k if s.segment is None else int(s.segment)
-            if segment < 1 or k % segment:
-                raise ValueError(f"Normalize segment must divide k={k}, got {s.segment!r}")
-            if into in registers:
-                raise ValueError(f"Normalize into={into!r}: {into!r} is the register aggregate "
-                                 "of an Edge(store=False) step, which nothing can write")
-            if s.source in registers:  # normalizes the register aggregate into `into`
-                read.add(s.source)
-            else:
-                _check_prop(args, s.source, k, "Normalize source", n)
-                dtypes[s.source] = np.dtype(args[s.source].dtype).str
-            _check_prop(args, into, k, "Normalize destination", n)
-            specs.append(codegen.StepSpec("normalize", into=into, source=s.source,
-                                          segment=segment, log=bool(s.log)))
-            functions.append(None)
-        last = specs[-1]
-        for name in last.params + tuple(x for x in (last.into, last.source, last.other)
-                                        if x and last.kind != "edge"
-                                        and not (last.kind == "normalize" and x == last.source)):
-            # (a Gather's rows were refused above when they name a register aggregate)
-            if name in registers and name != last.aggregate:
-                raise ValueError(
-                    f"{name!r} is the register aggregate of an Edge(store=False) step: only "
-                    "a Vertex(aggregate=...) parameter or a Normalize source can read it, "
-                    "and nothing can write it")
-        for name in specs[-1].params:
-            if (name == "scratch" and scratch) or name == "lanes" or name == last.aggregate:
-                continue
-            if name not in args:
-                raise ValueError(
-                    f"{_py_func(functions[-1]).__name__} takes {name!r}, which is not in args "
-                    f"(args has {sorted(args)})"
-                )
-    unread = sorted(registers - read)
-    if unread:
-        raise ValueError(f"Edge store=False aggregate(s) {unread} are read by no Vertex("
-                         "aggregate=...) or Normalize step of this foldmap: their sums would be "
-                         "lost (store them, or read them in a vertex step)")
-    return _Checked(k=k, direction=direction, args=args, specs=tuple(specs),
-                    functions=tuple(functions), dtypes=tuple(sorted(dtypes.items())),
-                    has_edges=has_edges)
+            _check_prop(fold.args, aggregate, fold.k, "Vertex aggregate", fold.n)
+    return codegen.StepSpec("vertex", params=params, aggregate=aggregate), fn
+
+
+def _max_change_step(s: MaxChange, fold: _Fold):
+    args, k = fold.args, fold.k
+    _check_prop(args, s.new, k, "MaxChange new", fold.n)
+    _check_prop(args, s.old, k, "MaxChange old", fold.n)
+    out = args.get(s.into)
+    if (not device.is_device_array(out) or out.dtype != np.float32
+            or out.shape != (2,)):
+        raise ValueError(f"MaxChange into {s.into!r} must name a float32 device array "
+                         f"of 2 in args, got "
+                         f"{getattr(out, 'dtype', type(out).__name__)} "
+                         f"{getattr(out, 'shape', '')}")
+    if s.moved:
+        _check_moved(args, s, fold.n)
+    if s.sums:
+        sums = args.get(s.sums)
+        if (not device.is_device_array(sums) or sums.dtype != np.float64
+                or sums.shape != (k,)):
+            raise ValueError(f"MaxChange sums {s.sums!r} must name a float64 device "
+                             f"array of k = {k} in args, got "
+                             f"{getattr(sums, 'dtype', type(sums).__name__)} "
+                             f"{getattr(sums, 'shape', '')}")
+    return codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old,
+                            moved=s.moved, threshold=s.threshold, weight=s.weight,
+                            sums=s.sums), None
+
+
+def _solve_step(s: Solve, fold: _Fold):
+    k = fold.k
+    d = int(round((math.sqrt(1 + 4 * k) - 1) / 2))
+    if d * d + d != k:
+        raise ValueError(f"Solve needs k = d*d + d (A then b per row), got k={k}")
+    _check_prop(fold.args, s.source, k, "Solve source", fold.n)
+    _check_prop(fold.args, s.into, d, "Solve destination", fold.n)
+    if not isinstance(fold.args.get(s.ridge), np.floating):
+        raise ValueError(f"Solve ridge {s.ridge!r} must name a float scalar in args")
+    return codegen.StepSpec("solve", params=(s.ridge,), into=s.into, source=s.source,
+                            order=d), None
+
+
+def _normalize_step(s: Normalize, fold: _Fold):
+    k = fold.k
+    into = s.into or s.source
+    segment = k if s.segment is None else int(s.segment)
+    if segment < 1 or k % segment:
+        raise ValueError(f"Normalize segment must divide k={k}, got {s.segment!r}")
+    if into in fold.registers:
+        raise ValueError(f"Normalize into={into!r}: {into!r} is the register aggregate "
+                         "of an Edge(store=False) step, which nothing can write")
+    if s.source in fold.registers:  # normalizes the register aggregate into `into`
+        fold.read.add(s.source)
+    else:
+        _check_prop(fold.args, s.source, k, "Normalize source", fold.n)
+        fold.dtypes[s.source] = np.dtype(fold.args[s.source].dtype).str
+    _check_prop(fold.args, into, k, "Normalize destination", fold.n)
+    return codegen.StepSpec("normalize", into=into, source=s.source, segment=segment,
+                            log=bool(s.log)), None
+
+
+#: Each step kind's check: the step as a code-generation spec, and its device function.
+_STEP_CHECKS = ((Edge, _edge_step), (Gather, _gather_step), (Vertex, _vertex_step),
+                (MaxChange, _max_change_step), (Solve, _solve_step), (Normalize, _normalize_step))
+
+
+def _check_names(spec, fn, fold: _Fold, scratch):
+    """The names a step reads: no register aggregate but where one may be read (a Vertex's
+    ``aggregate``, a Normalize's source), and every parameter of its function in ``args``."""
+    for name in spec.params + tuple(x for x in (spec.into, spec.source, spec.other)
+                                    if x and spec.kind != "edge"
+                                    and not (spec.kind == "normalize" and x == spec.source)):
+        # (a Gather's rows were refused above when they name a register aggregate)
+        if name in fold.registers and name != spec.aggregate:
+            raise ValueError(
+                f"{name!r} is the register aggregate of an Edge(store=False) step: only "
+                "a Vertex(aggregate=...) parameter or a Normalize source can read it, "
+                "and nothing can write it")
+    for name in spec.params:
+        if (name == "scratch" and scratch) or name == "lanes" or name == spec.aggregate:
+            continue
+        if name not in fold.args:
+            raise ValueError(
+                f"{py_func(fn).__name__} takes {name!r}, which is not in args "
+                f"(args has {sorted(fold.args)})"
+            )
 
 
 def _used(specs) -> set:
@@ -644,49 +620,17 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
     n, k, direction, args = g.n, checked.k, checked.direction, checked.args
     block = device.block_threads(block_size, 128, simulator_default=64)
     width = _width(checked, feature_aware, width)
-    if feature_aware:
-        group = next_pow2(k // width)
-        if group > MAX_GROUP:
-            raise ValueError(f"feature_aware supports k <= {MAX_GROUP}; use feature_aware=False")
-        mapping = "warp" if group <= 32 else "block"
-        block = max(block, group)
-    else:
-        group, mapping = 1, "nfa"
-
+    group, mapping, block = _mapping(k // width, feature_aware, block)
     coop = 1
     if mapping == "warp" and direction == "pull" and checked.has_edges:
         # several groups of a warp share a vertex's in-edges, about one edge per group
         coop = min(32 // group, COOP_MAX, next_pow2(max(1, g.m // max(g.n, 1))))
-    heavy = chunk = 0
-    if (direction == "pull" and checked.has_edges and mapping != "nfa"
-            and not any({"lanes", "scratch"} & set(s.params) for s in checked.specs
-                        if s.kind == "edge")):
-        # feature-aware load balancing of the pull: a vertex whose in-edges would keep its
-        # unit busy for more than HEAVY_ROUNDS rounds, and that has more than HEAVY_MEAN
-        # times the mean in-degree, is split into chunks over whole blocks
-        heavy = max(HEAVY_ROUNDS * coop, math.ceil(HEAVY_MEAN * g.m / max(g.n, 1)))
-        # a chunk's groups end with k atomics each: give them about 4 edges per atomic
-        chunk = max(CHUNK_ROUNDS, 4 * k) * (block // group)
-        if _heavy_chunks(g, heavy, chunk) is None:
-            heavy = chunk = 0
-    registers = [s for s in checked.specs if s.kind == "edge" and not s.store]
-    if registers and heavy:  # the chunk kernel sums heavy vertices into rows of a scratch
-        rows, count = _heavy_rows(g, heavy)
-        args["heavy_row"] = rows
-        for s in registers:
-            args[s.into] = _register_scratch(g, heavy, k, s.reduce, count)
-
+    heavy, chunk = _heavy_split(g, checked, mapping, group, coop, block)
+    registers = _heavy_registers(g, checked, heavy) if heavy else False
     # an array bound to several names is passed once and aliased inside the kernel (the
     # simulator copies each array argument separately, which would split the aliases)
-    names, aliases = [], []
-    used = _used(checked.specs) | ({"heavy_row"} if registers and heavy else set())
-    for name in sorted(used & set(args)):  # each array a launch parses costs
-        twin = next((other for other in names if args[other] is args[name]
-                     and not isinstance(args[name], np.generic)), None)
-        if twin is None:
-            names.append(name)
-        else:
-            aliases.append((name, twin))
+    used = _used(checked.specs) | ({"heavy_row"} if registers else set())
+    names, aliases = passed_once(args, sorted(used & set(args)))  # each array costs a launch
     if scratch and (block // group) * scratch * 4 > 48 * 1024:
         raise ValueError(
             f"scratch={scratch} floats for each of {block // group} groups of a block exceeds "
@@ -728,6 +672,48 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
     return _Plan(spec=spec, functions=checked.functions,
                  grid=device.grid_size(threads, block, max_blocks), max_blocks=int(max_blocks),
                  per_vertex=per_vertex, streamed=streamed)
+
+
+def _mapping(slots: int, feature_aware: bool, block: int) -> tuple[int, str, int]:
+    """``(group, mapping, block)``: the threads of a property's ``slots`` feature slots and the
+    thread mapping they make (warp, block; nfa: one thread a vertex), the block they fit in."""
+    if not feature_aware:
+        return 1, "nfa", block
+    group = next_pow2(slots)
+    if group > MAX_GROUP:
+        raise ValueError(f"feature_aware supports k <= {MAX_GROUP}; use feature_aware=False")
+    return group, "warp" if group <= 32 else "block", max(block, group)
+
+
+def _heavy_split(g, checked: _Checked, mapping: str, group: int, coop: int,
+                 block: int) -> tuple[int, int]:
+    """``(heavy, chunk)`` of a pull's feature-aware load balancing: a vertex whose in-edges
+    would keep its unit busy for more than HEAVY_ROUNDS rounds, and that has more than
+    HEAVY_MEAN times the mean in-degree, is split into chunks of ``chunk`` edges over whole
+    blocks (the chunk kernel); (0, 0) where no vertex is, or the kernel cannot split."""
+    if (checked.direction != "pull" or not checked.has_edges or mapping == "nfa"
+            or any({"lanes", "scratch"} & set(s.params) for s in checked.specs
+                   if s.kind == "edge")):
+        return 0, 0
+    heavy = max(HEAVY_ROUNDS * coop, math.ceil(HEAVY_MEAN * g.m / max(g.n, 1)))
+    # a chunk's groups end with k atomics each: give them about 4 edges per atomic
+    chunk = max(CHUNK_ROUNDS, 4 * checked.k) * (block // group)
+    if _heavy_chunks(g, heavy, chunk) is None:
+        return 0, 0
+    return heavy, chunk
+
+
+def _heavy_registers(g, checked: _Checked, heavy: int) -> bool:
+    """Whether the fold has register aggregates; if so the chunk kernel sums the heavy
+    vertices into rows of a scratch: ``heavy_row`` and each aggregate's scratch go into
+    ``checked.args``."""
+    registers = [s for s in checked.specs if s.kind == "edge" and not s.store]
+    if registers:
+        rows, count = _heavy_rows(g, heavy)
+        checked.args["heavy_row"] = rows
+        for s in registers:
+            checked.args[s.into] = _register_scratch(g, heavy, checked.k, s.reduce, count)
+    return bool(registers)
 
 
 def _reads_edges(specs) -> bool:
@@ -956,7 +942,7 @@ def _register_scratch(g, heavy: int, k: int, reduce: str, count: int):
     """The scratch (count x k float32, filled with the reduction's identity) in which the
     chunk kernel reduces the heavy vertices' in-edges of a register aggregate; the main
     kernel resets every row it reads, so one scratch serves every launch on the graph."""
-    ident = codegen._identity(reduce, np.dtype(np.float32))
+    ident = codegen.identity(reduce, np.float32)
     return g.cached(("operators", "register_scratch", int(heavy), int(k), reduce),
                     lambda: device.xp.full((count, k), ident, dtype=np.float32))
 

@@ -29,6 +29,12 @@ def path_length(u, v, e, dist, weight):
 
 
 @cuda.jit(device=True)
+def mean_length(u, v, e, dist, weight, same_weight):
+    # one array bound to two names: passed to the kernels once, read through both
+    return dist[u] + 0.5 * (weight[e] + same_weight[e])
+
+
+@cuda.jit(device=True)
 def spread_vote(u, v, e, mark):
     return mark[u]
 
@@ -156,6 +162,19 @@ def test_float_state_with_named_weights_is_bellman_ford(fused):
     dist[2] = 0.0
     acc(g, dist, path_length, args={"weight": device.asarray(w)},
         active_in=frontier.from_vertices(g.n, [2]), fused=fused)
+    expected = oracle.sssp(g.n, src, dst, w.astype(np.float64), 2)
+    np.testing.assert_allclose(device.to_host(dist), expected, rtol=1e-5)
+
+
+def test_an_array_under_two_names_is_one_argument():
+    g = build("directed", seed=5, weights=1)
+    src, dst = csr_edges(g)
+    w = device.to_host(g.edge_weights)[:, 0].astype(np.float32)
+    dist = device.full(g.n, np.inf, np.float32)
+    dist[2] = 0.0
+    weight = device.asarray(w)
+    acc(g, dist, mean_length, args={"weight": weight, "same_weight": weight},
+        active_in=frontier.from_vertices(g.n, [2]))
     expected = oracle.sssp(g.n, src, dst, w.astype(np.float64), 2)
     np.testing.assert_allclose(device.to_host(dist), expected, rtol=1e-5)
 

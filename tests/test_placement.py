@@ -10,6 +10,7 @@ from graphs import csr_edges, predecessor_ids
 from onyx_rapids import (Graph, bfs, device, feature_propagation,
                          label_propagation, memory, pagerank, personalized_pagerank, sssp,
                          operators, streaming, weakly_connected_components)
+from onyx_rapids.binding import reads_argument
 from onyx_rapids.construction import layout
 from onyx_rapids.kernels import pagerank as pagerank_kernel
 
@@ -154,8 +155,8 @@ def test_edge_functions_that_ignore_their_edge_id_are_seen_to():
             return e
         return x[u, f] + inner()
 
-    assert operators._reads_argument(reads, 3) and not operators._reads_argument(ignores, 3)
-    assert operators._reads_argument(captures, 3)
+    assert reads_argument(reads, 3) and not reads_argument(ignores, 3)
+    assert reads_argument(captures, 3)
 
 
 def test_int64_offsets_on_the_host(monkeypatch):

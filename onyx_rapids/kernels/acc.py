@@ -40,29 +40,6 @@ AUTO, PUSH, PULL = 0, 1, 2
 T_PULL, T_BALLOT, T_SIZE, T_EDGES, NT = 0, 1, 2, 3, 4
 
 
-_BOUND: dict = {}
-
-
-def bind(fn, head: tuple, extras: tuple):
-    """A device function ``(*head, aux)`` that returns ``fn(*head, *extras)``.
-
-    ``extras`` are the expressions of ``fn``'s parameters after ``head``: ``"aux[i]"`` (slot i
-    of the tuple of user arguments the kernels pass through) or a name of ``head`` (the state
-    itself bound by name).  This is how :func:`onyx_rapids.acc.acc` hands each user function
-    the ``args`` entries it names; the kernels only ever call ``f(*head, aux)``.  Cached, so
-    that the same binding is the same function (and the kernels built on it are reused)."""
-    key = (fn, tuple(head), tuple(extras))
-    if key not in _BOUND:
-        params = ", ".join(head + ("aux",))
-        call = ", ".join(head + tuple(extras))
-        source = f"def bound({params}):\n    return fn({call})\n"
-        namespace = {"fn": fn}
-        exec(compile(source, f"<acc binding of {getattr(fn, '__name__', fn)}>", "exec"),
-             namespace)
-        _BOUND[key] = cuda.jit(device=True)(namespace["bound"])
-    return _BOUND[key]
-
-
 def build(compute, active, settled, combine: str, *, group: int, threshold: int,
           medium_degree: int, large_degree: int, block: int, track_parent: bool = False,
           align: int = 0, first_offer: bool = False):
@@ -462,4 +439,4 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
                 ballot_write=k_ballot_write, clear=k_clear, fused=k_fused)
 
 
-__all__ = ["bind", "build", "JIT", "ONLINE", "BALLOT", "AUTO", "PUSH", "PULL"]
+__all__ = ["build", "JIT", "ONLINE", "BALLOT", "AUTO", "PUSH", "PULL"]
