@@ -50,7 +50,7 @@ def fast(name):
     argv = ["--quiet"]
     if "feature_aware" in spec.options:
         argv.append("--no-feature-aware")
-    params = cli._param_names(spec)
+    params = spec.params
     if "max_iter" in params:
         argv += ["--param", "max_iter=4"]
     if "iterations" in params:
@@ -472,7 +472,7 @@ def test_unsupported_execution_option_refused_by_the_registry(capsys):
 
 def test_bad_param_name_lists_the_valid_ones(capsys):
     code, _, err = run_cli(capsys, "run", "pagerank", "--param", "alpah=0.9")
-    valid = ", ".join(cli._param_names(registry.get("pagerank")))
+    valid = ", ".join(registry.get("pagerank").params)
     assert_one_line_error(code, err, "pagerank has no parameter 'alpah'", valid)
     assert "alpha" in valid and "max_iter" in valid
     code, _, err = run_cli(capsys, "run", "pagerank", "--param", "fold=true")
