@@ -204,6 +204,14 @@ def test_registry_is_complete_and_listed(capsys):
     assert "max_iter" in listing["pagerank"]["params"]
     assert "alpha" not in listing["bfs"]["params"]
 
+    pytest.importorskip("distributed")
+    code, out, _ = run_cli(capsys, "list", "--dask", "--json")
+    assert code == 0
+    dask = {d["name"]: d for d in json.loads(out)}
+    assert set(dask) < set(listing) and dask["pagerank"]["options"] == {
+        "change_driven": [False, True]}
+    assert dask["label_propagation"]["inputs"] == listing["label_propagation"]["inputs"]
+
 
 # ------------------------------------------------------------------------ inputs and graphs
 
