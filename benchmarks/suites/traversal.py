@@ -20,8 +20,9 @@ import math
 
 import numpy as np
 
-from onyx_rapids import device, inputs
+from onyx_rapids import device
 from onyx_rapids.graph import _bincount
+from onyx_rapids.inputs import top_vertex, with_out_edges
 
 from .. import catalog, graphs
 from ..catalog import call, make_inputs
@@ -189,7 +190,7 @@ def predecessor_check(name, frame, g, dist, source) -> dict | None:
 
 def random_source(g) -> int:
     """A seeded random vertex with out-edges (an original id)."""
-    ids = inputs.with_out_edges(g)
+    ids = with_out_edges(g)
     pick = ids[np.random.default_rng(7).integers(ids.size)] if ids.size else 0
     return int(device.to_host(g.vertices)[pick])
 
@@ -198,7 +199,7 @@ def measure(run, spec, g, stats) -> None:
     graph = spec.text
     mod, label = run.peer("cugraph")
     cgraphs = mod.Graphs(g) if mod is not None else None
-    hub = inputs.top_vertex(g)
+    hub = top_vertex(g)
     core_max = None
     cases = [(name, "default") for name in run.algorithms]
     if "pagerank" in run.algorithms and g.edge_weights is not None:
