@@ -1,58 +1,46 @@
 """The algorithms the benchmarks know, their inputs, result columns and variant matrices: read
 from the library's registry (``onyx_rapids.registry.ALGORITHMS``), never kept here.
 
-:func:`algorithms` is the one place the list comes from.  While an algorithm is not yet
-declared in the registry (the registry lands module by module), its entry is derived from the
-function's signature (options: the ``Execution`` fields it takes as keywords; inputs: its
-parameters) with the result columns of :data:`_COLUMNS`; ``source`` says which.
+:func:`algorithms` is the one place the list comes from; an :class:`Entry` is a declaration
+seen from the benchmarks (its value columns, its call), and :func:`make_inputs` draws the
+declared inputs through their kinds (:mod:`onyx_rapids.inputs`).
 """
 
 from __future__ import annotations
 
-import inspect
-import itertools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 import onyx_rapids as onyx
-from onyx_rapids import device
+from onyx_rapids import device, inputs as kinds, registry
 
-NAMES = ("pagerank", "personalized_pagerank", "label_propagation", "feature_propagation", "als",
-         "belief_propagation", "multi_manifold_ranking", "multimodal_learning", "bfs", "sssp",
-         "weakly_connected_components", "core_number", "k_core")
-_COLUMNS = {"pagerank": ("vertex", "pagerank"), "personalized_pagerank": ("vertex", "ppr_{i}"),
-            "label_propagation": ("vertex", "lp_{i}"), "feature_propagation": ("vertex", "h_{i}"),
-            "als": ("vertex", "lf_{i}"), "belief_propagation": ("vertex", "belief_{i}"),
-            "multi_manifold_ranking": ("vertex", "mmr_{i}"),
-            "multimodal_learning": ("vertex", "mml_{i}"),
-            "bfs": ("vertex", "distance", "predecessor"),
-            "sssp": ("vertex", "distance", "predecessor"),
-            "weakly_connected_components": ("vertex", "labels"),
-            "core_number": ("vertex", "core_number"), "k_core": ("vertex",)}
-_OPTIONS = ("feature_aware", "change_driven", "fold", "direction", "pull_fraction", "fused",
-            "block_size", "filter", "threshold")
-_AXES = {"feature_aware": (True, False), "change_driven": (False, True), "fold": (False, True),
-         "direction": ("pull", "push"), "filter": ("jit", "ballot", "online"),
-         "fused": (False, True)}
 ALIASES = {"wcc": "weakly_connected_components", "ppr": "personalized_pagerank",
            "core": "core_number", "appnp": "feature_propagation", "lp": "label_propagation"}
-INPUT_SEED = 1
+# The random stream of each algorithm's inputs (its index here): fixed, so that the inputs
+# stay those of the committed results whatever order the registry declares them in.
+_STREAMS = ("pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",
+            "als", "belief_propagation", "multi_manifold_ranking", "multimodal_learning", "bfs",
+            "sssp", "weakly_connected_components", "core_number", "k_core")
+# Columns of the m x c edge weights generated for the algorithms that take them as a
+# parameter ("k": one per feature)
+_EDGE_WEIGHTS = {"multi_manifold_ranking": "k", "multimodal_learning": 2}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Entry:
-    name: str
-    columns: tuple
-    options: dict
-    inputs: tuple  # (name, kind, required)
-    iterative: bool
-    graph: str = "any"  # "any" | "undirected" | "bipartite"
-    spec: object = None  # the registry's Algorithm, when declared there
-    source: str = "registry"
+    """An algorithm's registry declaration (``spec``) as the benchmarks use it."""
+
+    spec: registry.Algorithm
+
+    name = property(lambda self: self.spec.name)
+    columns = property(lambda self: tuple(self.spec.columns))
+    options = property(lambda self: dict(self.spec.options))
+    inputs = property(lambda self: self.spec.inputs)
+    iterative = property(lambda self: bool(self.spec.iterative))
+    graph = property(lambda self: self.spec.graph)
 
     @property
     def function(self):
@@ -60,10 +48,7 @@ class Entry:
 
     def variants(self) -> list[dict]:
         """Every supported combination of the variant axes (the registry's ``variants()``)."""
-        if self.spec is not None:
-            return [dict(v) for v in self.spec.variants()]
-        axes = [a for a in _AXES if a in self.options]
-        return [dict(zip(axes, c)) for c in itertools.product(*(_AXES[a] for a in axes))]
+        return [dict(v) for v in self.spec.variants()]
 
     def value_columns(self, k: int = 1) -> list[str]:
         """The result's value columns (``{i}`` expanded for i < k), vertex and predecessor
@@ -74,34 +59,12 @@ class Entry:
         return [c for c in self.columns if c not in ("vertex", "predecessor")]
 
     def input_names(self) -> set:
-        return {i[0] for i in self.inputs}
-
-
-def _from_signature(name: str) -> Entry:
-    params = inspect.signature(getattr(onyx, name)).parameters
-    options = {p: None for p in params if p in _OPTIONS}
-    inputs = tuple((p, "", q.default is inspect.Parameter.empty) for p, q in params.items()
-                   if p != "g" and p not in _OPTIONS and q.kind != q.VAR_KEYWORD)
-    return Entry(name, _COLUMNS[name], options, inputs, "max_iter" in params
-                 or "iterations" in params, "bipartite" if name == "als" else "any", None,
-                 "signature")
+        return {i.name for i in self.inputs}
 
 
 def algorithms() -> dict[str, Entry]:
-    """name -> :class:`Entry` of every public algorithm, the registry's declaration first."""
-    try:
-        from onyx_rapids.registry import ALGORITHMS as declared
-    except ImportError:
-        declared = {}
-    out = {}
-    for name, spec in declared.items():
-        out[name] = Entry(name, tuple(spec.columns), dict(spec.options),
-                          tuple((i.name, i.kind, i.required) for i in spec.inputs),
-                          bool(spec.iterative), spec.graph, spec)
-    for name in NAMES:
-        if name not in out and hasattr(onyx, name):
-            out[name] = _from_signature(name)
-    return out
+    """name -> :class:`Entry` of every public algorithm, in the registry's order."""
+    return {name: Entry(spec) for name, spec in registry.ALGORITHMS.items()}
 
 
 def get(name: str) -> Entry:
@@ -112,23 +75,9 @@ def get(name: str) -> Entry:
     return table[name]
 
 
-def variant_name(options: dict) -> str:
-    """``FA/NCD/fold/pull``-style name of an options dict ("default" when empty)."""
-    words = {"feature_aware": ("FA", "NFA"), "change_driven": ("CD", "NCD"),
-             "fold": ("fold", "unfold"), "fused": ("fused", "unfused")}
-    parts = []
-    for key in ("feature_aware", "change_driven", "fold", "filter", "fused", "direction"):
-        if key in options and options[key] is not None:
-            v = options[key]
-            parts.append(words[key][0 if v else 1] if key in words else str(v))
-    parts += [f"{k}={v}" for k, v in options.items() if k not in
-              ("feature_aware", "change_driven", "fold", "filter", "fused", "direction")]
-    return "/".join(parts) or "default"
-
-
 def parse_options(text: str) -> dict:
     """``"width=4/fold=true"`` -> ``{"width": 4, "fold": True}`` (ints, booleans, None, else
-    the string), the inverse of :func:`variant_name`'s ``name=value`` parts."""
+    the string), the inverse of :func:`onyx_rapids.registry.variant_name`'s ``name=value`` parts."""
     out = {}
     for part in text.split("/"):
         name, sep, value = part.partition("=")
@@ -143,111 +92,30 @@ def parse_options(text: str) -> dict:
 # ------------------------------------------------------------------------------ inputs, calls
 
 
-def id_order(g) -> np.ndarray:
-    """Internal positions of the vertices in ascending id order (host): random inputs are
-    drawn over it, so that a graph and its :meth:`~onyx_rapids.Graph.reorder` get the same
-    vertices and values."""
-    return device.to_host(g.id_order())
-
-
-def in_internal_order(g, rows: np.ndarray) -> np.ndarray:
-    """``rows`` given in ascending id order, put in the graph's internal order."""
-    out = np.empty_like(rows)
-    out[id_order(g)] = rows
-    return out
-
-
-def lp_labels(g, k: int, seed: int = INPUT_SEED, fraction: float = 0.01) -> pd.DataFrame:
-    """``vertex``, ``label``: a fixed random 1% of the vertices, each with a class in [0, k)."""
-    rng = np.random.default_rng(seed)
-    count = max(1, int(round(g.n * fraction)))
-    idx = id_order(g)[np.sort(rng.choice(g.n, size=count, replace=False))]
-    return pd.DataFrame({"vertex": device.to_host(g.vertices)[idx].astype(np.int64),
-                         "label": rng.integers(0, k, size=count, dtype=np.int64)})
-
-
-def top_vertex(g) -> int:
-    """The vertex of largest out-degree (smallest id among ties), as an original id."""
-    degree, ids = device.to_host(g.out_degree), device.to_host(g.vertices)
-    return int(ids[degree == degree.max()].min()) if g.n else 0
-
-
-def with_out_edges(g) -> np.ndarray:
-    """Internal positions, in ascending id order, of the vertices with out-edges (every
-    vertex when none has)."""
-    order = id_order(g)
-    degree = device.to_host(g.out_degree)[order]
-    return order[degree > 0] if (degree > 0).any() else order
-
-
 def make_inputs(entry: Entry, g, k: int, context: dict | None = None) -> dict:
     """Fixed random inputs (seeded, on the device) of every input the algorithm requires, by
-    name (then by kind); ``context`` may hold ``sides`` (ratings graphs), ``source``,
-    ``sources``, ``k_core_k``."""
-    context = context or {}
-    rng = np.random.default_rng([INPUT_SEED, NAMES.index(entry.name)
-                                 if entry.name in NAMES else 99, k])
-    n, m = g.n, g.m
-    dev = lambda a: device.asarray(np.ascontiguousarray(a, dtype=np.float32))  # noqa: E731
-    out = {}
-    for name, kind, required in entry.inputs:
-        if name in context:
-            out[name] = context[name]
-        elif kind == "vertex" and "sources" not in context:  # bfs / sssp: one source
-            out[name] = top_vertex(g)
-        elif not required:
-            continue
-        elif name == "sources" or kind == "vertices":
-            cand = with_out_edges(g)
-            idx = rng.choice(cand, size=k, replace=len(cand) < k)
-            out[name] = device.to_host(g.vertices)[idx].astype(np.int64)
-        elif name == "labels" or kind == "labels":
-            out[name] = lp_labels(g, k)
-        elif name == "k" and entry.name == "k_core":
-            out[name] = context.get("k_core_k", 1)
-        elif name == "k" or (kind == "int" and required):
-            out[name] = k
-        elif name == "priors":
-            out[name] = dev(in_internal_order(g, 0.5 + rng.random((n, k), dtype=np.float32)))
-        elif name == "potential" or kind == "matrix":
-            out[name] = np.full((k, k), 0.1) + 0.8 * np.eye(k)
-        elif name in ("features", "init") or kind == "vertex_values":
-            out[name] = dev(in_internal_order(g, rng.random((n, k), dtype=np.float32)))
-        elif name == "weights" and entry.name in ("multi_manifold_ranking",
-                                                  "multimodal_learning"):
-            cols = k if entry.name == "multi_manifold_ranking" else 2
-            out[name] = dev(0.1 + 0.9 * rng.random((m, cols), dtype=np.float32))
-        else:
-            raise ValueError(f"{entry.name}: no benchmark input for required {name!r} "
-                             f"(kind {kind!r})")
-    if entry.name in ("multi_manifold_ranking", "multimodal_learning") and "weights" not in out:
-        cols = k if entry.name == "multi_manifold_ranking" else 2
-        out["weights"] = dev(0.1 + 0.9 * rng.random((m, cols), dtype=np.float32))
-    if entry.name == "als" and "sides" in context:
-        out["sides"] = context["sides"]
+    name (:func:`onyx_rapids.inputs.generate`); ``context`` may give any of them (``sides``
+    of a ratings graph, ``source``, ``sources``, k_core's ``k``)."""
+    stream = _STREAMS.index(entry.name) if entry.name in _STREAMS else 99
+    rng = np.random.default_rng([kinds.SEED, stream, k])
+    out = kinds.generate(entry.spec, g, k, rng, context or {})
+    if entry.name in _EDGE_WEIGHTS:
+        cols = k if _EDGE_WEIGHTS[entry.name] == "k" else _EDGE_WEIGHTS[entry.name]
+        drawn = 0.1 + 0.9 * rng.random((g.m, cols), dtype=np.float32)
+        out["weights"] = device.asarray(np.ascontiguousarray(drawn, dtype=np.float32))
     return out
 
 
 def unweighted(entry: Entry) -> dict:
-    """The keyword that makes the algorithm ignore the graph's weights (``weight=False``, or
-    the older ``weighted=False``), or {} when it has neither."""
-    params = _parameters(entry.function)
-    return {"weight": False} if "weight" in params else (
-        {"weighted": False} if "weighted" in params else {})
-
-
-def _parameters(fn):
-    try:
-        return inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return {}
+    """The keyword that makes the algorithm ignore the graph's weights (``weight=False``), or
+    {} when it has none."""
+    return {"weight": False} if "weight" in entry.spec.params else {}
 
 
 def call(entry: Entry, g, inputs: dict, *, iterations=None, tol=None, info=True, **options):
     """One call: (frame, facts dict).  ``iterations`` goes to ``max_iter`` or ``iterations``
-    (whichever the function has), ``tol`` where it has one; RuntimeWarnings are silenced."""
-    fn = entry.function
-    params = _parameters(fn)
+    (whichever the algorithm has), ``tol`` where it has one; RuntimeWarnings are silenced."""
+    params = entry.spec.params
     kw = dict(inputs)
     key = next((p for p in ("max_iter", "iterations") if p in params), None)
     if iterations is not None and key:
@@ -259,7 +127,7 @@ def call(entry: Entry, g, inputs: dict, *, iterations=None, tol=None, info=True,
         kw["return_info"] = True
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        out = fn(g, **kw)
+        out = entry.function(g, **kw)
     if info and isinstance(out, tuple):
         facts = out[1]
         return out[0], dict(facts) if isinstance(facts, Mapping) else dict(vars(facts))

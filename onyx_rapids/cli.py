@@ -41,6 +41,8 @@ import traceback
 import warnings
 from pathlib import Path
 
+from . import inputs
+
 PROG = "onyx-rapids"
 
 #: Exceptions that mean "bad input": one line on stderr and exit status 2.
@@ -57,14 +59,8 @@ OUT_FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".json": 
 HEARTBEAT_ENV = "ONYX_RAPIDS_HEARTBEAT"
 HEARTBEAT_SECONDS = 5.0
 
-# Default start vertices and label seeds on the embedded karate graph: the two club leaders.
-_KARATE_LEADERS = (0, 33)
-
 # Execution fields that are reserved for upcoming work (no flag until they take values).
 _RESERVED_OPTIONS = ("approximation", "tuning")
-
-# Parameters of an algorithm's function that are not mathematical parameters.
-_NOT_PARAMS = ("execution", "return_info")
 
 
 class CLIError(Exception):
@@ -274,26 +270,33 @@ def _describe(spec) -> dict:
         "graph": spec.graph,
         "weights": spec.weights,
         "iterative": spec.iterative,
-        "inputs": [{"name": i.name, "kind": i.kind, "required": i.required, "help": i.help,
+        "inputs": [{"name": i.name, "kind": i.kind.name, "required": i.required, "help": i.help,
                     "flag": _flag(i.name)} for i in spec.inputs],
         "columns": list(spec.columns),
         "options": {name: (None if legal is None else list(legal))
                     for name, legal in spec.options.items()},
-        "params": _param_names(spec),
+        "params": spec.params,
     }
 
 
 def cmd_list(args) -> int:
-    from . import registry
+    if args.dask:
+        try:
+            from .dask.algorithms import ALGORITHMS
+        except ImportError as e:
+            raise CLIError(f"list --dask needs dask ({e}): pip install "
+                           "'onyx_rapids[dask]'") from None
+    else:
+        from .registry import ALGORITHMS
 
-    specs = list(registry.ALGORITHMS.values())
+    specs = list(ALGORITHMS.values())
     if args.json:
         print(json.dumps([_describe(s) for s in specs], indent=2, default=str))
         return 0
     for spec in specs:
         d = _describe(spec)
-        inputs = ", ".join(f"{i['flag']} ({i['kind']}{'' if i['required'] else ', optional'})"
-                           for i in d["inputs"]) or "-"
+        takes = ", ".join(f"{i['flag']} ({i['kind']}{'' if i['required'] else ', optional'})"
+                          for i in d["inputs"]) or "-"
         options = ", ".join(name if legal is None else f"{name} in {'/'.join(map(str, legal))}"
                             for name, legal in d["options"].items()) or "-"
         graph = {"any": "any graph", "undirected": "undirected graph",
@@ -301,12 +304,16 @@ def cmd_list(args) -> int:
         print(f"{spec.name}: {spec.summary}")
         _print_table([
             ("  graph", f"{graph}; weights {spec.weights}"),
-            ("  inputs", inputs),
+            ("  inputs", takes),
             ("  columns", ", ".join(spec.columns)),
             ("  options", options),
             ("  --param", ", ".join(d["params"]) or "-"),
         ])
-    print(f"({len(specs)} algorithms; run one with: {PROG} run NAME [--help])")
+    if args.dask:
+        print(f"({len(specs)} Dask algorithms; call one from Python as "
+              "onyx_rapids.dask.NAME(graph, ...))")
+    else:
+        print(f"({len(specs)} algorithms; run one with: {PROG} run NAME [--help])")
     return 0
 
 
@@ -321,26 +328,6 @@ def _resolve_algorithm(name: str):
         raise CLIError(f"unknown algorithm {name!r}; available: "
                        f"{', '.join(registry.ALGORITHMS)} (see '{PROG} list')")
     return registry.ALGORITHMS[key]
-
-
-def _signature(spec):
-    return inspect.signature(spec.function).parameters
-
-
-def _param_names(spec) -> list[str]:
-    """The mathematical parameters ``--param`` may set: the function's parameters other than
-    the graph, the declared inputs, the execution options and ``return_info``."""
-    from .execution import OPTIONS
-
-    inputs = {i.name for i in spec.inputs}
-    names = []
-    for j, (name, p) in enumerate(_signature(spec).items()):
-        if j == 0 or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if name in inputs or name in OPTIONS or name in _NOT_PARAMS:
-            continue
-        names.append(name)
-    return names
 
 
 def _literal(text: str):
@@ -365,7 +352,7 @@ def _literal(text: str):
 
 
 def _params(args, spec) -> dict:
-    valid = _param_names(spec)
+    valid = spec.params
     params = {}
     for item in args.param or ():
         name, sep, value = item.partition("=")
@@ -411,19 +398,6 @@ def _weight_arg(spec: str | None):
 def _looks_like_path(spec: str) -> bool:
     return bool(os.path.exists(spec) or os.sep in spec or "/" in spec
                 or (os.altsep is not None and os.altsep in spec) or Path(spec).suffix)
-
-
-def _read_table(path: str, flag: str):
-    """A pandas frame from the Parquet file (or directory) ``path`` given to ``flag``."""
-    import pandas as pd
-
-    if not os.path.exists(path):
-        raise CLIError(f"{flag} {path!r}: no such file")
-    try:
-        return pd.read_parquet(path)
-    except Exception as e:  # pyarrow raises several kinds for a file that is not Parquet
-        raise CLIError(f"{flag} {path!r} is not a readable Parquet file "
-                       f"({_one_line(e)})") from e
 
 
 def _ratings(seed: int = 0):
@@ -507,7 +481,7 @@ def _load_graph(args, spec, progress):
         progress(f"reading graph {given}...")
         src, dst = args.src or "src", args.dst or "dst"
         if bipartite:
-            table = _read_table(given, "--graph")
+            table = inputs.read_table(given, "--graph")
             left, right = args.left or src, args.right or dst
             g = Graph.from_bipartite(table, left, right, weight, **extra)
         else:
@@ -538,188 +512,19 @@ def _load_graph(args, spec, progress):
 # --- inputs
 
 
-def _vertex_id(text: str, flag: str):
-    text = text.strip()
-    try:
-        return int(text)
-    except ValueError:
-        raise CLIError(f"{flag} {text!r} is not a vertex id (an integer); the edge list's "
-                       "columns are named by --src and --dst") from None
-
-
-def _vertex_ids(text: str, flag: str) -> list:
-    ids = [part for part in text.split(",") if part.strip()]
-    if not ids:
-        raise CLIError(f"{flag} {text!r}: give vertex ids separated by commas, e.g. {flag} 0,33")
-    return [_vertex_id(part, flag) for part in ids]
-
-
-def _default_vertices(g, dataset, many: bool) -> list:
-    """Karate: the two club leaders (0 and 33; one: 0); elsewhere the highest-degree vertex."""
-    import numpy as np
-
-    from . import device
-
-    if dataset == "karate":
-        return list(_KARATE_LEADERS if many else _KARATE_LEADERS[:1])
-    degree = device.to_host(g.out_degree) + device.to_host(g.in_degree)
-    return [device.to_host(g.vertices)[int(np.argmax(degree))].item()]
-
-
-def _default_labels(dataset: str | None, spec, flag: str):
-    from . import datasets
-
-    if dataset != "karate":
-        raise CLIError(f"{spec.name} needs {flag} PATH.parquet (a frame of vertex,label seed "
-                       "labels); only the embedded karate graph has default seeds")
-    clubs = datasets.load_labels("karate")
-    seeds = clubs[clubs["vertex"].isin(_KARATE_LEADERS)]
-    return seeds.rename(columns={"club": "label"})[["vertex", "label"]].reset_index(drop=True)
-
-
-def _read_labels(path: str, flag: str):
-    """A frame of vertex,label (or vertex,label_0,label_1,.. for several partitions): integer
-    classes of the labelled vertices (the algorithm checks the values)."""
-    labels = _read_table(path, flag)
-    if "vertex" not in labels.columns or len(labels.columns) < 2:
-        raise CLIError(f"{flag} {path!r} needs a 'vertex' column and a 'label' column (or "
-                       f"label_0, label_1, ..); it has {', '.join(map(str, labels.columns))}")
-    return labels
-
-
-def _classes(labels) -> int:
-    """k of a labels frame: its largest class + 1 (2 when it is empty)."""
-    values = labels.drop(columns="vertex").to_numpy()
-    return int(values.max()) + 1 if values.size else 2
-
-
-def _read_vertex_values(path: str, flag: str):
-    values = _read_table(path, flag)
-    if "vertex" not in values.columns:
-        raise CLIError(f"{flag} {path!r} needs a 'vertex' column (one row per vertex) and one "
-                       f"column per feature; it has {', '.join(map(str, values.columns))}")
-    return values
-
-
-def _read_matrix(text: str, flag: str):
-    """A k x k matrix: inline rows ``0.9,0.1;0.1,0.9``, a .npy file or a Parquet file whose
-    columns are the matrix's columns."""
-    import numpy as np
-
-    if os.path.exists(text):
-        if text.endswith(".npy"):
-            return np.load(text, allow_pickle=False)
-        return _read_table(text, flag).to_numpy(dtype=np.float64)
-    try:
-        rows = [[float(x) for x in row.split(",")] for row in text.split(";") if row.strip()]
-        return np.array(rows, dtype=np.float64)
-    except ValueError:
-        raise CLIError(f"{flag} {text!r}: give rows separated by ';' and values by ',' (e.g. "
-                       f"{flag} '0.9,0.1;0.1,0.9'), a .npy file or a Parquet file") from None
-
-
-def _homophily(k: int):
-    """A k x k potential that favours equal states: 0.9 on the diagonal, 0.1/(k-1) elsewhere."""
-    import numpy as np
-
-    if k == 1:
-        return np.ones((1, 1))
-    return np.where(np.eye(k, dtype=bool), 0.9, 0.1 / (k - 1))
-
-
-def _default_width(spec, g) -> int:
-    """Columns of a generated vertex_values input without --k: one per weight column where the
-    algorithm requires weights (multi-manifold ranking ranks one manifold per weight column),
-    else 2."""
-    if spec.weights == "required" and g.weight_names:
-        return len(g.weight_names)
-    return 2
-
-
-def _width(value) -> int | None:
-    """Columns of a vertex_values input (a frame keyed by vertex or an n x k array)."""
-    if hasattr(value, "columns"):
-        return len(value.columns) - ("vertex" in value.columns)
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return 1 if len(shape) == 1 else shape[1]
-    return None
-
-
 def _inputs(args, spec, g, dataset) -> dict:
     """The keyword arguments for ``spec``'s declared inputs: given by their flags, else the
-    defaults for the required ones (and for one start vertex when the algorithm needs one of
-    several optional ones, as bfs and sssp do)."""
-    import numpy as np
-
-    given_inputs = {i.name for i in spec.inputs if getattr(args, _dest(i.name), None) is not None}
-    start_group = [i for i in spec.inputs if i.kind in ("vertex", "vertices")]
-    fill_start = (start_group and not any(i.name in given_inputs for i in start_group)
-                  and not any(i.required for i in start_group))
-    out = {}
-    width = None  # k of the vertex values, for a default matrix
-    for inp in spec.inputs:
-        flag = _flag(inp.name)
-        text = getattr(args, _dest(inp.name), None)
-        wanted = inp.required or (fill_start and inp is start_group[0])
-        if text is None and not wanted:
-            continue
-        if inp.kind == "vertex":
-            value = (_vertex_id(text, flag) if text is not None
-                     else _default_vertices(g, dataset, many=False)[0])
-        elif inp.kind == "vertices":
-            value = (_vertex_ids(text, flag) if text is not None
-                     else _default_vertices(g, dataset, many=True))
-        elif inp.kind == "labels":
-            value = (_read_labels(text, flag) if text is not None
-                     else _default_labels(dataset, spec, flag))
-        elif inp.kind == "vertex_values":
-            if text is not None:
-                value = _read_vertex_values(text, flag)
-            else:
-                k = args.k if args.k is not None else _default_width(spec, g)
-                if k < 1:
-                    raise CLIError(f"--k {k}: the number of columns of the default {flag} must "
-                                   "be at least 1")
-                rng = np.random.default_rng(args.seed)
-                # positive values (priors must be), in the graph's vertex order
-                value = (0.1 + 0.9 * rng.random((g.n, k))).astype(np.float32)
-            width = width or _width(value)
-        elif inp.kind == "matrix":
-            if text is not None:
-                value = _read_matrix(text, flag)
-            else:
-                value = _homophily(width or (args.k if args.k is not None else 2))
-        elif inp.kind == "int":
-            if text is not None:
-                try:
-                    value = int(text)
-                except ValueError:
-                    raise CLIError(f"{flag} {text!r} is not an integer") from None
-            elif inp.name == "k" and args.k is not None:
-                value = args.k
-            elif inp.name == "k":
-                labels = [out[i.name] for i in spec.inputs if i.kind == "labels" and i.name in out]
-                value = _classes(labels[0]) if labels else 2
-            else:
-                raise CLIError(f"{spec.name} needs {flag} N")
-        elif inp.kind == "float":
-            if text is None:
-                raise CLIError(f"{spec.name} needs {flag} X")
-            try:
-                value = float(text)
-            except ValueError:
-                raise CLIError(f"{flag} {text!r} is not a number") from None
-        else:  # pragma: no cover - registry.Input checks the kinds
-            raise CLIError(f"{spec.name}: input {inp.name} has unknown kind {inp.kind!r}")
-        out[inp.name] = value
-    return out
+    kinds' defaults (:func:`onyx_rapids.inputs.from_cli`)."""
+    texts = {i.name: getattr(args, _dest(i.name), None) for i in spec.inputs}
+    context = inputs.CliContext(spec=spec, g=g, dataset=dataset, k=args.k, seed=args.seed,
+                                flag=_flag)
+    return inputs.from_cli(spec, texts, context)
 
 
 def _check_inputs_given(args, spec) -> None:
     """Refuse input flags the algorithm does not take (before loading anything)."""
     own = {i.name for i in spec.inputs}
-    kinds = {i.kind for i in spec.inputs}
+    kinds = {i.kind.name for i in spec.inputs}
     if args.k is not None and "k" not in own and "vertex_values" not in kinds:
         raise CLIError(f"{spec.name} does not take --k (it has no k input and no vertex values "
                        "to generate)")
@@ -818,7 +623,7 @@ def _cmd_run(args) -> int:
         raise CLIError(f"{spec.name} needs edge weights and {where} has none; name the weight "
                        "column(s) with --weight COL[,COL..]")
     kwargs = dict(_inputs(args, spec, g, dataset), **params, **options)
-    if "return_info" in _signature(spec):
+    if "return_info" in inspect.signature(spec.function).parameters:
         kwargs["return_info"] = True
 
     shown = {k: v for k, v in kwargs.items() if k != "return_info" and not hasattr(v, "shape")}
@@ -880,23 +685,8 @@ def _input_help(name: str) -> str:
     from . import registry
 
     uses = [(s.name, i) for s in registry.ALGORITHMS.values() for i in s.inputs if i.name == name]
-    kind = uses[0][1].kind
     help_text = next((i.help for _, i in uses if i.help), "")
-    optional = not any(i.required for _, i in uses)
-    what = {
-        "vertex": "a vertex id (default: 0 on karate, else the highest-degree vertex)",
-        "vertices": "vertex ids, comma-separated (default: 0,33 on karate, else the "
-                    "highest-degree vertex)",
-        "labels": "a Parquet file of vertex,label seed labels (default on karate: the clubs of "
-                  "vertices 0 and 33)",
-        "vertex_values": "a Parquet file keyed by 'vertex', one column per feature" + (
-            " (optional)" if optional else " (default: deterministic random n x K values, --k, "
-                                           "--seed)"),
-        "matrix": "a k x k matrix: '0.9,0.1;0.1,0.9', a .npy or a Parquet file (default: 0.9 on "
-                  "the diagonal)",
-        "int": "an integer",
-        "float": "a number",
-    }[kind]
+    what = uses[0][1].kind.help(optional=not any(i.required for _, i in uses))
     return (f"{help_text + '; ' if help_text else ''}{what} [{', '.join(a for a, _ in uses)}]"
             .replace("%", "%%"))
 
@@ -1070,6 +860,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "inputs, result columns, execution options and "
                                         "parameters.")
         ls.add_argument("--json", action="store_true", help="print JSON")
+        ls.add_argument("--dask", action="store_true",
+                        help="the distributed algorithms of onyx_rapids.dask (needs dask)")
         ls.set_defaults(func=cmd_list)
 
     # --- info

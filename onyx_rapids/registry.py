@@ -2,7 +2,9 @@
 execution options it supports.
 
 The command line, the benchmark harness and the tests' variant matrices read
-:data:`ALGORITHMS` instead of keeping lists of their own::
+:data:`ALGORITHMS` instead of keeping lists of their own; each input names its kind
+(:mod:`onyx_rapids.inputs`), which normalizes the value, gives the command line's default and
+generates the benchmarks' inputs::
 
     >>> import onyx_rapids as onyx
     >>> spec = onyx.registry.get("pagerank")
@@ -20,17 +22,17 @@ illegal) in one place, with one kind of message.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from . import memory, streaming
+from . import inputs as input_kinds, memory, streaming
 from .execution import OPTIONS, Execution
 
-__all__ = ["ALGORITHMS", "Algorithm", "Input", "Refuse", "algorithm", "get", "unsupported"]
+__all__ = ["ALGORITHMS", "Algorithm", "Input", "Refuse", "algorithm", "get", "unsupported",
+           "variant_name"]
 
-#: Input kinds: what the CLI builds and the benchmarks generate for each.
-INPUT_KINDS = ("vertex", "vertices", "vertex_values", "labels", "matrix", "int", "float")
 GRAPH_KINDS = ("any", "undirected", "bipartite")
 WEIGHTS = ("used", "required", "ignored")
 #: The axes of the variant matrix (ONYX Table 7.2 for the propagations, SIMD-X's for traversals)
@@ -39,16 +41,16 @@ VARIANT_AXES = ("feature_aware", "change_driven", "fold", "direction", "filter",
 
 @dataclass(frozen=True)
 class Input:
-    """One input an algorithm needs besides the graph (its parameter name and kind)."""
+    """One input an algorithm needs besides the graph: its parameter name and kind (an
+    :class:`onyx_rapids.inputs.Kind`, or the name of one)."""
 
     name: str
-    kind: str
+    kind: input_kinds.Kind
     required: bool = True
     help: str = ""
 
     def __post_init__(self):
-        if self.kind not in INPUT_KINDS:
-            raise ValueError(f"Input kind must be one of {INPUT_KINDS}, got {self.kind!r}")
+        object.__setattr__(self, "kind", input_kinds.kind(self.kind))
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,16 @@ class Algorithm:
     def required_inputs(self) -> tuple:
         return tuple(i for i in self.inputs if i.required)
 
+    @property
+    def params(self) -> list[str]:
+        """The mathematical parameters (``alpha``, ``tol``, ...): the function's parameters
+        other than the graph, the declared inputs, the execution options, ``execution`` and
+        ``return_info``."""
+        skip = {i.name for i in self.inputs} | set(OPTIONS) | {"execution", "return_info"}
+        parameters = list(inspect.signature(self.function).parameters.items())[1:]
+        return [name for name, p in parameters
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and name not in skip]
+
 
 #: name -> :class:`Algorithm`, in declaration order; complete once ``onyx_rapids`` is imported.
 ALGORITHMS: dict[str, Algorithm] = {}
@@ -157,14 +169,30 @@ def get(name: str) -> Algorithm:
                          f"{', '.join(ALGORITHMS)}") from None
 
 
+def variant_name(options: dict) -> str:
+    """``FA/NCD/fold/pull``-style name of an options dict, e.g. one of ``variants()``
+    ("default" when empty)."""
+    words = {"feature_aware": ("FA", "NFA"), "change_driven": ("CD", "NCD"),
+             "fold": ("fold", "unfold"), "fused": ("fused", "unfused")}
+    order = ("feature_aware", "change_driven", "fold", "filter", "fused", "direction")
+    parts = []
+    for key in order:
+        if key in options and options[key] is not None:
+            v = options[key]
+            parts.append(words[key][0 if v else 1] if key in words else str(v))
+    parts += [f"{k}={v}" for k, v in options.items() if k not in order]
+    return "/".join(parts) or "default"
+
+
 def unsupported(name: str, given: str, reason: str) -> ValueError:
     """The one error for an execution option an algorithm cannot honour (raise it)."""
     return ValueError(f"{name} does not support {given}: {reason}")
 
 
 def algorithm(name, *, summary, columns, options, graph="any", weights="ignored", inputs=(),
-              iterative=True, defaults=None, refuse=()):
-    """Declare the decorated function as algorithm ``name`` (see :class:`Algorithm`).
+              iterative=True, defaults=None, refuse=(), into=None):
+    """Declare the decorated function as algorithm ``name`` (see :class:`Algorithm`) in
+    ``into`` (default :data:`ALGORITHMS`; :mod:`onyx_rapids.dask` keeps its own table).
 
     The function is written as ``f(g, <math parameters>, *, execution, ...)`` and receives a
     resolved :class:`Execution`; callers may pass ``execution=`` and/or option keywords.
@@ -190,7 +218,7 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
                          options=dict(options), iterative=iterative,
                          defaults=dict(defaults or {}), refuse=tuple(refuse))
         run.spec = spec
-        ALGORITHMS[name] = spec
+        (ALGORITHMS if into is None else into)[name] = spec
         return run
 
     return register

@@ -4,8 +4,12 @@ import pytest
 
 import oracles_learning as oracles
 from graphs import csr_edges
-from onyx_rapids import Graph, device
+from onyx_rapids import Graph, device, registry
 from onyx_rapids.algorithms.als import als, bipartite_sides
+from onyx_rapids.registry import variant_name
+
+# every variant, each with one of a few factor counts
+CASES = [(k, v) for k, v in zip([2, 3, 6] * 4, registry.get("als").variants())]
 
 
 def _ratings(users=7, items=5, m=20, seed=0):
@@ -22,18 +26,14 @@ def _frame_lf(df, k):
     return df[[f"lf_{f}" for f in range(k)]].to_numpy(dtype=np.float64)
 
 
-@pytest.mark.parametrize("k, fa, cd, fold, direction", [
-    (2, True, False, True, "pull"), (3, True, False, False, "push"), (3, False, False, True, "pull"),
-    (2, False, False, False, "pull"), (6, True, False, True, "pull"), (2, True, True, True, "pull"),
-    (3, False, True, False, "push"), (3, True, True, False, "pull")])
-def test_matches_numpy_solve_per_vertex(k, fa, cd, fold, direction):
+@pytest.mark.parametrize("k, variant", CASES, ids=[f"k{k}-{variant_name(v)}" for k, v in CASES])
+def test_matches_numpy_solve_per_vertex(k, variant):
     g = Graph.from_edgelist(_ratings(seed=k), "user", "item", weight="stars", directed=False)
     src, dst = csr_edges(g)
     w = device.to_host(g.edge_weights)[:, 0]
     sides = oracles.bipartite_sides(g.n, src, dst)
     expected = oracles.als(g.n, src, dst, w, sides, k, iterations=3)
-    df = als(g, k, iterations=3, feature_aware=fa, change_driven=cd, fold=fold,
-             direction=direction, tol=1e-7)
+    df = als(g, k, iterations=3, **variant, tol=1e-7)
     got = _frame_lf(df, k)
     assert np.linalg.norm(got - expected) / np.linalg.norm(expected) <= 1e-3
     side = (df.to_pandas() if hasattr(df, "to_pandas") else df)["side"].to_numpy()

@@ -4,8 +4,12 @@ import pytest
 
 import oracles_learning as oracles
 from graphs import csr_edges
-from onyx_rapids import Graph, device
+from onyx_rapids import Graph, device, registry
 from onyx_rapids.algorithms.belief_propagation import belief_propagation
+from onyx_rapids.registry import variant_name
+
+# every variant, each with one of a few state counts (40: many lanes, against the iteration)
+CASES = [(k, v) for k, v in zip([2, 3, 40] * 4, registry.get("belief_propagation").variants())]
 
 
 def _beliefs(df, k):
@@ -19,11 +23,8 @@ def _tree(n, seed):
     return pd.DataFrame({"src": parents, "dst": list(range(1, n))})
 
 
-@pytest.mark.parametrize("k, fa, cd, fold, direction", [
-    (2, True, False, True, "pull"), (3, True, False, False, "push"), (3, False, False, True, "pull"),
-    (2, False, False, False, "pull"), (40, True, False, True, "pull"), (2, True, True, True, "pull"),
-    (3, False, True, False, "push"), (3, True, True, False, "pull")])
-def test_tree_beliefs_are_exact_marginals(k, fa, cd, fold, direction):
+@pytest.mark.parametrize("k, variant", CASES, ids=[f"k{k}-{variant_name(v)}" for k, v in CASES])
+def test_tree_beliefs_are_exact_marginals(k, variant):
     n = 8 if k < 40 else 5
     edges = _tree(n, seed=k)
     g = Graph.from_edgelist(edges, "src", "dst", directed=False)
@@ -37,8 +38,7 @@ def test_tree_beliefs_are_exact_marginals(k, fa, cd, fold, direction):
         src, dst = csr_edges(g)
         expected = oracles.belief_propagation(n, src, dst, priors, psi)
     df, info = belief_propagation(g, priors.astype(np.float32), psi, tol=1e-7, max_iter=50,
-                                  feature_aware=fa, change_driven=cd, fold=fold,
-                                  direction=direction, return_info=True)
+                                  **variant, return_info=True)
     assert info["converged"]
     assert np.abs(_beliefs(df, k) - expected).max() <= 1e-4
 

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not part of the installed packag
 import onyx_rapids  # noqa: E402
 from benchmarks import catalog, common, graphs, harness  # noqa: E402
 from benchmarks.suites import traversal  # noqa: E402
-from onyx_rapids import device  # noqa: E402
+from onyx_rapids import device, inputs  # noqa: E402
 
 
 @pytest.mark.parametrize("text, kind, params", [
@@ -83,10 +83,10 @@ def test_random_inputs_are_the_same_per_id_in_either_order():
 
     g, _ = graphs.build("rmat:5:4", undirected=False)
     h, _ = graphs.build("rmat:5:4@degree", undirected=False)
-    assert catalog.top_vertex(g) == catalog.top_vertex(h)
+    assert inputs.top_vertex(g) == inputs.top_vertex(h)
     assert traversal.random_source(g) == traversal.random_source(h)
     assert traversal._source_set(g, 6).tolist() == traversal._source_set(h, 6).tolist()
-    assert catalog.lp_labels(g, 3).equals(catalog.lp_labels(h, 3))
+    assert inputs.lp_labels(g, 3).equals(inputs.lp_labels(h, 3))
     for name in ("personalized_pagerank", "feature_propagation"):
         a = catalog.make_inputs(catalog.get(name), g, 2)
         b = catalog.make_inputs(catalog.get(name), h, 2)
@@ -160,13 +160,14 @@ def test_algorithms_come_from_the_registry():
     assert set(declared) <= set(table) and len(table) == 13
     for name, spec in declared.items():
         entry = table[name]
-        assert entry.source == "registry" and entry.columns == tuple(spec.columns)
+        assert entry.spec is spec and entry.columns == tuple(spec.columns)
         assert entry.variants() == spec.variants()
     # the suites' lists are derived from it
     assert set(harness.SUITES["ablation"].algorithms()) == {
         n for n, s in declared.items() if "fold" in s.options}
     assert set(harness.SUITES["multisource"].algorithms()) == {"bfs", "sssp"}
-    assert catalog.variant_name({"feature_aware": False, "change_driven": True, "fold": True,
+    assert onyx_rapids.registry.variant_name({"feature_aware": False, "change_driven": True,
+                                              "fold": True,
                                  "direction": "push"}) == "NFA/CD/fold/push"
 
 

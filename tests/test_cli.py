@@ -50,7 +50,7 @@ def fast(name):
     argv = ["--quiet"]
     if "feature_aware" in spec.options:
         argv.append("--no-feature-aware")
-    params = cli._param_names(spec)
+    params = spec.params
     if "max_iter" in params:
         argv += ["--param", "max_iter=4"]
     if "iterations" in params:
@@ -203,6 +203,14 @@ def test_registry_is_complete_and_listed(capsys):
     assert set(bfs["options"]) == set(registry.get("bfs").options)
     assert "max_iter" in listing["pagerank"]["params"]
     assert "alpha" not in listing["bfs"]["params"]
+
+    pytest.importorskip("distributed")
+    code, out, _ = run_cli(capsys, "list", "--dask", "--json")
+    assert code == 0
+    dask = {d["name"]: d for d in json.loads(out)}
+    assert set(dask) < set(listing) and dask["pagerank"]["options"] == {
+        "change_driven": [False, True]}
+    assert dask["label_propagation"]["inputs"] == listing["label_propagation"]["inputs"]
 
 
 # ------------------------------------------------------------------------ inputs and graphs
@@ -472,7 +480,7 @@ def test_unsupported_execution_option_refused_by_the_registry(capsys):
 
 def test_bad_param_name_lists_the_valid_ones(capsys):
     code, _, err = run_cli(capsys, "run", "pagerank", "--param", "alpah=0.9")
-    valid = ", ".join(cli._param_names(registry.get("pagerank")))
+    valid = ", ".join(registry.get("pagerank").params)
     assert_one_line_error(code, err, "pagerank has no parameter 'alpah'", valid)
     assert "alpha" in valid and "max_iter" in valid
     code, _, err = run_cli(capsys, "run", "pagerank", "--param", "fold=true")

@@ -163,8 +163,8 @@ def test_change_driven_exchanges_fewer_rows_and_agrees(client):
     g = odask.Graph.from_edgelist(path, "src", "dst", directed=False, client=client,
                                   npartitions=3)
     bulk, bulk_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True)
-    cd, cd_info = odask.personalized_pagerank(g, [0], tol=1e-4, change_driven=True,
-                                              return_info=True)
+    cd, cd_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True,
+                                              execution=onyx.Execution(change_driven=True))
     _close(cd, bulk, ["ppr_0"], atol=1e-4)
     assert cd_info.change_driven and not bulk_info.change_driven
     assert sum(cd_info.bytes_exchanged[1:]) < 0.7 * sum(bulk_info.bytes_exchanged[1:])
@@ -211,6 +211,31 @@ def test_parquet_directory_and_empty_partitions(client, tmp_path):
     with pytest.warns(RuntimeWarning, match="did not converge in 8"):
         ours, expect = odask.pagerank(g, max_iter=8), onyx.pagerank(ref, max_iter=8)
     _close(ours, expect, ["pagerank"])
+
+
+def test_the_distributed_algorithms_are_declared_as_their_namesakes():
+    """Each is declared in odask.ALGORITHMS with (some of) its namesake's inputs and its columns,
+    and takes ``execution=``: options it does not support are refused before any work, in the
+    registry's one message."""
+    assert set(odask.ALGORITHMS) == {"pagerank", "personalized_pagerank", "label_propagation",
+                                     "feature_propagation", "bfs",
+                                     "weakly_connected_components"}
+    for name, spec in odask.ALGORITHMS.items():
+        single = onyx.registry.get(name)
+        assert spec.function is getattr(odask, name)
+        assert spec.columns == single.columns
+        declared = {(i.name, i.kind) for i in single.inputs}  # pagerank: no personalization
+        assert {(i.name, i.kind) for i in spec.inputs} <= declared
+        assert set(spec.options) <= set(single.options)
+    assert odask.ALGORITHMS["pagerank"].variants() == [{"change_driven": False},
+                                                       {"change_driven": True}]
+    with pytest.raises(ValueError, match="pagerank does not support fold=True: its execution "
+                                         "options are change_driven"):
+        odask.pagerank(None, fold=True)
+    with pytest.raises(ValueError, match="bfs does not support change_driven=True"):
+        odask.bfs(None, source=0, execution=onyx.Execution(change_driven=True))
+    with pytest.raises(ValueError, match="change_driven must be"):
+        odask.label_propagation(None, None, 2, change_driven="auto")
 
 
 def test_bad_input_is_named(client):

@@ -1,6 +1,8 @@
 """Execution options and the registry: validated once, refused in one place, complete."""
 
 import inspect
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,3 +103,46 @@ def test_run_info_is_a_mapping_that_survives_merge():
     assert info.iterations == info["iterations"] == dict(info)["iterations"] > 0
     merged = df.merge(df, on="vertex")
     assert info.converged and merged.shape[0] == g.n  # the info stays with the caller
+
+
+def _support_table():
+    """docs/execution.md's table of which algorithm supports which option: {algorithm:
+    {column: cell}}, a column naming one option or several (``filter, threshold``)."""
+    path = Path(__file__).resolve().parents[1] / "docs" / "execution.md"
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| algorithm |"))
+    header = [c.strip() for c in lines[start].strip("|").split("|")]
+    table = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert len(cells) == len(header), line
+        table[cells[0]] = dict(zip(header[1:], cells[1:]))
+    return table
+
+
+def test_the_support_table_of_the_docs_is_the_registry(capsys):
+    """Every row of docs/execution.md's support table against ``onyx-rapids list --json``: the
+    same algorithms; a cell is "-" exactly where the option is not supported; change_driven
+    names "auto" exactly where the algorithm takes it."""
+    from onyx_rapids import cli
+
+    assert cli.main(["list", "--json"]) == 0
+    listed = {a["name"]: a["options"] for a in json.loads(capsys.readouterr().out)}
+    table = _support_table()
+    assert set(table) == set(listed)
+    wrong = []
+    for name, cells in table.items():
+        for column, cell in cells.items():
+            for option in (o.strip() for o in column.split(",")):
+                supported = option in listed[name]
+                if supported == cell.startswith("-"):
+                    wrong.append(f"{name} {option}: the docs say {cell!r}, the registry "
+                                 f"{'supports' if supported else 'does not support'} it")
+        legal = listed[name].get("change_driven", ())
+        takes_auto = "change_driven" in listed[name] and (legal is None or "auto" in legal)
+        if takes_auto != ('"auto"' in cells["change_driven"]):
+            wrong.append(f"{name} change_driven: the docs say {cells['change_driven']!r}, the "
+                         f"registry's values are {legal}")
+    assert not wrong, "\n".join(wrong)

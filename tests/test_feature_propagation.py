@@ -4,8 +4,13 @@ import pytest
 
 import oracles_learning as oracles
 from graphs import build, csr_edges
-from onyx_rapids import Graph, device
+from onyx_rapids import Graph, device, registry
 from onyx_rapids.algorithms.feature_propagation import feature_propagation
+from onyx_rapids.registry import variant_name
+
+# every variant with 3 and 40 features; the fused kernel's with one (it propagates one column)
+CASES = [(k, v) for v in registry.get("feature_propagation").variants()
+         for k in ((1,) if v["fused"] else (3, 40))]
 
 
 def _matrix(df, k):
@@ -13,16 +18,17 @@ def _matrix(df, k):
     return df[[f"h_{f}" for f in range(k)]].to_numpy(dtype=np.float64)
 
 
-@pytest.mark.parametrize("fa, fold, direction", [(True, True, "pull"), (True, False, "push"),
-                                                  (False, True, "pull"), (False, False, "pull"),
-                                                  (True, False, "pull")])
-@pytest.mark.parametrize("k", [3, 40])
-def test_matches_oracle(k, fa, fold, direction):
+@pytest.mark.parametrize("k, variant", CASES, ids=[f"k{k}-{variant_name(v)}" for k, v in CASES])
+def test_matches_oracle(k, variant):
     g = build("directed", seed=8)  # multi-edges, a self-loop, both directions of some edges
     src, dst = csr_edges(g)
     X = np.random.default_rng(k).random((g.n, k)).astype(np.float32) - 0.3
     expected = oracles.feature_propagation(g.n, src, dst, X, alpha=0.1, iterations=4)
-    df = feature_propagation(g, X, iterations=4, feature_aware=fa, fold=fold, direction=direction)
+    if variant["fused"] and not variant["fold"]:  # the kernel runs folded: refused when run
+        with pytest.raises(ValueError, match="fused=True.*folded, pulling"):
+            feature_propagation(g, X, iterations=4, **variant)
+        return
+    df = feature_propagation(g, X, iterations=4, **variant)
     got = _matrix(df, k)
     assert np.linalg.norm(got - expected) / np.linalg.norm(expected) <= 1e-5
 

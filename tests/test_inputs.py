@@ -390,3 +390,66 @@ def test_weights_for_refuses_negative_weights():
     und = Graph.from_edgelist(df, weight="w", directed=False)
     with pytest.raises(ValueError, match="has 2 edges with a negative"):  # each edge once
         und.weights_for("w", name="sssp", non_negative=True)
+
+
+# ------------------------------------------------------------------ input kinds (inputs.py)
+
+
+def test_every_declared_input_has_one_kind_object():
+    from onyx_rapids import inputs, registry
+
+    for spec in registry.ALGORITHMS.values():
+        for item in spec.inputs:
+            assert isinstance(item.kind, inputs.Kind) and item.kind.name in inputs.KINDS
+    assert registry.Input("x", "vertex").kind is inputs.VERTEX  # a name: that kind's object
+    with pytest.raises(ValueError, match="Input kind must be one of"):
+        registry.Input("x", "edges")
+
+
+def test_wanted_inputs_fill_one_start_vertex():
+    from onyx_rapids import inputs, registry
+
+    bfs = registry.get("bfs")
+    assert [i.name for i in inputs.wanted(bfs, set())] == ["source"]
+    assert [i.name for i in inputs.wanted(bfs, {"sources"})] == ["sources"]
+    pagerank = registry.get("pagerank")
+    assert inputs.wanted(pagerank, set()) == []  # optional personalization: left out
+    lp = registry.get("label_propagation")
+    assert [i.name for i in inputs.wanted(lp, set())] == ["labels", "k"]
+
+
+def test_kinds_normalize_with_the_argument_named():
+    from onyx_rapids import inputs
+
+    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1]}))
+    t = inputs.DISTRIBUTION.normalize(g, pd.DataFrame({"vertex": [1, 3], "p": [1.0, 3.0]}),
+                                      "personalization")
+    assert H(t)[:, 0].tolist() == [0.25, 0.0, 0.75]
+    with pytest.raises(ValueError, match="personalization: values must not all be zero"):
+        inputs.DISTRIBUTION.normalize(g, np.zeros(3, np.float32), "personalization")
+    lp0, labelled, P = inputs.LABELS.normalize(g, pd.DataFrame({"vertex": [2], "label": [1]}), 2)
+    assert P == 1 and H(labelled).tolist() == [False, True, False]
+    assert H(lp0).tolist() == [[0.5, 0.5], [0.0, 1.0], [0.5, 0.5]]
+    with pytest.raises(ValueError, match=r"labels must be integer classes in \[0, 2\)"):
+        inputs.LABELS.normalize(g, pd.DataFrame({"vertex": [2], "label": [2]}), 2)
+    with pytest.raises(ValueError, match="k \\(classes per partition\\) must be a positive"):
+        inputs.LABELS.normalize(g, pd.DataFrame({"vertex": [2], "label": [0]}), 0)
+    with pytest.raises(ValueError, match="potential must be symmetric"):
+        inputs.MATRIX.normalize([[1.0, 2.0], [3.0, 1.0]], 2, "potential", "priors")
+    with pytest.raises(ValueError, match="sources: "):
+        inputs.starts(g, None, [7])
+    with pytest.raises(ValueError, match="--sources ',': give vertex ids"):
+        inputs.VERTICES.parse(",", "--sources")
+
+
+def test_benchmark_inputs_are_seeded_and_follow_the_kinds():
+    from onyx_rapids import inputs, registry
+
+    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 2]}))
+    spec = registry.get("belief_propagation")
+    a = inputs.generate(spec, g, 3, np.random.default_rng(0), {})
+    b = inputs.generate(spec, g, 3, np.random.default_rng(0), {})
+    assert set(a) == {"priors", "potential"} and np.array_equal(H(a["priors"]), H(b["priors"]))
+    assert H(a["priors"]).min() >= 0.5  # positive values
+    assert inputs.generate(registry.get("bfs"), g, 1, None, {}) == {"source": 3}
+    assert inputs.generate(registry.get("k_core"), g, 4, None, {}) == {"k": 1}

@@ -1,4 +1,3 @@
-import itertools
 import warnings
 
 import numpy as np
@@ -7,14 +6,10 @@ import pytest
 
 import oracles
 from graphs import build, csr_edges
-from onyx_rapids import device, label_propagation
+from onyx_rapids import device, label_propagation, registry
+from onyx_rapids.registry import variant_name
 
-VARIANTS = list(itertools.product([True, False], [False, True], [False, True], ["pull", "push"]))
-
-
-def _ids(v):
-    return "-".join([("FA" if v[0] else "NFA"), ("CD" if v[1] else "NCD"),
-                     ("fold" if v[2] else "unfold"), v[3]])
+VARIANTS = registry.get("label_propagation").variants()
 
 
 def _seeds(g, k, partitions=1, count=3, seed=0):
@@ -38,11 +33,10 @@ def _probabilities(df, K):
     return df[[f"lp_{i}" for i in range(K)]].to_numpy(dtype=np.float64)
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=_ids)
+@pytest.mark.parametrize("variant", VARIANTS, ids=variant_name)
 @pytest.mark.parametrize("kind", ["directed", "undirected"])
 def test_fixed_iterations_match_oracle(kind, variant):
     """Every variant computes the same iteration (change-driven: up to its push threshold)."""
-    fa, cd, fold, direction = variant
     g = build(kind, seed=3)
     k = 3
     seeds, lp0, labelled = _seeds(g, k)
@@ -50,25 +44,20 @@ def test_fixed_iterations_match_oracle(kind, variant):
     expected = oracles.label_propagation(g.n, src, dst, lp0, labelled, k, tol=0, max_iter=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # 4 iterations do not converge
-        df, info = label_propagation(g, seeds, k, tol=1e-7, max_iter=4, feature_aware=fa,
-                                     change_driven=cd, fold=fold, direction=direction,
+        df, info = label_propagation(g, seeds, k, tol=1e-7, max_iter=4, **variant,
                                      return_info=True)
     assert info["iterations"] == 4
     assert np.abs(_probabilities(df, k) - expected).max() <= 1e-4
 
 
-@pytest.mark.parametrize("variant", [(False, False, False, "pull"), (False, True, False, "push"),
-                                     (True, True, True, "pull"), (True, False, True, "push")],
-                         ids=_ids)
+@pytest.mark.parametrize("variant", VARIANTS[::3], ids=variant_name)  # a sample of them
 def test_converged_matches_oracle_and_labels(variant):
-    fa, cd, fold, direction = variant
     g = build("undirected", seed=2)
     k = 2
     seeds, lp0, labelled = _seeds(g, k, seed=4)
     src, dst = csr_edges(g)
     expected = oracles.label_propagation(g.n, src, dst, lp0, labelled, k)
-    df, info = label_propagation(g, seeds, k, feature_aware=fa, change_driven=cd, fold=fold,
-                                 direction=direction, return_info=True)
+    df, info = label_propagation(g, seeds, k, **variant, return_info=True)
     assert info["converged"]
     got = _probabilities(df, k)
     assert np.abs(got - expected).max() <= 1e-4

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from onyx_rapids import device, operators
+from onyx_rapids.registry import variant_name
 
 from .. import catalog
 from ..catalog import call, make_inputs
@@ -73,7 +74,7 @@ def _variants(run, entry):
     ``name=value[/name=value]`` (e.g. ``width=4``) that the algorithm supports."""
     chosen = entry.variants()
     if run.variants:
-        named = [v for v in chosen if catalog.variant_name(v).lower() in run.variants]
+        named = [v for v in chosen if variant_name(v).lower() in run.variants]
         settings = [catalog.parse_options(v) for v in run.variants if "=" in v]
         chosen = named + [o for o in settings if set(o) <= set(entry.options)]
     return chosen
@@ -129,7 +130,7 @@ def measure(run, spec, g, stats) -> None:
                 continue
             ref = None
             for options in [{}] + _variants(run, entry):
-                vname = catalog.variant_name(options)
+                vname = variant_name(options)
                 row = run.row(graph, name, case, vname, "ours", "variant" if options else "ours",
                               k=k, label=f"onyx_rapids {vname}",
                               params={"k": k, "max_iter": max_iter, "tol": TOL, **options})
@@ -208,7 +209,7 @@ def measure_profile(run, spec, g, stats) -> None:
         for k in ks:
             inputs = make_inputs(entry, g, k, context)
             for options in [{}] + (_variants(run, entry) if run.variants else []):
-                vname = catalog.variant_name(options)
+                vname = variant_name(options)
                 tag = f"{name} k={k} {vname} on {graph}"
                 row = run.row(graph, name, f"k={k} {vname}", vname, "ours", "ours", k=k,
                               params={"k": k, "max_iter": max_iter, **options})

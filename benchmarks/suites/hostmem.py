@@ -44,11 +44,10 @@ import ctypes
 
 import numpy as np
 
-from onyx_rapids import device, memory, streaming
+from onyx_rapids import device, inputs, memory, streaming
 from onyx_rapids.construction.layout import row_blocks
 from onyx_rapids.graph import Graph
 
-from .. import catalog
 from ..common import column, compare, free_memory, median, time_calls, timed
 
 ALGORITHMS = ("bfs", "sssp", "weakly_connected_components", "pagerank", "feature_propagation")
@@ -179,7 +178,7 @@ def measure(run, spec, g, stats) -> None:
         managed, why = None, f"managed memory: {type(e).__name__}: {e}"
     else:
         why = "no GPU" if managed is None else None
-    source = catalog.top_vertex(g)
+    source = inputs.top_vertex(g)
     cases = []
     for name in run.algorithms:
         if name in ("bfs", "sssp"):

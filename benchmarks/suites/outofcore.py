@@ -35,10 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from onyx_rapids import device, io, memory
+from onyx_rapids import device, inputs, io, memory
 from onyx_rapids.graph import Graph
 
-from .. import catalog
 from ..common import (column, compare, error_text, free_memory, out_of_memory,
                       time_calls, timed)
 from .hostmem import _memcpy_row
@@ -272,7 +271,7 @@ def _algorithms(run, graph, h):
     # bytes read per edge: its vertex index (index_dtype; the offsets, edge-position dtype,
     # are read per vertex, not per edge)
     item = np.dtype(h.index_dtype).itemsize
-    source = catalog.top_vertex(h)
+    source = inputs.top_vertex(h)
     calls = {"bfs": (lambda g: bfs(g, source=source), "distance", "hops", 0.0),
              "weakly_connected_components": (
                  lambda g: weakly_connected_components(g, method="propagate"), "labels",

@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from onyx_rapids import device
+from onyx_rapids.inputs import top_vertex, with_out_edges
 
 from .. import catalog, graphs
 from ..catalog import call, make_inputs
@@ -195,7 +196,7 @@ def predecessor_check(name, frame, g, dist, source) -> dict | None:
 
 def random_source(g) -> int:
     """A seeded random vertex with out-edges (an original id)."""
-    ids = catalog.with_out_edges(g)
+    ids = with_out_edges(g)
     pick = ids[np.random.default_rng(7).integers(ids.size)] if ids.size else 0
     return int(device.to_host(g.vertices)[pick])
 
@@ -204,7 +205,7 @@ def measure(run, spec, g, stats) -> None:
     graph = spec.text
     mod, label = run.peer("cugraph")
     cgraphs = mod.Graphs(g) if mod is not None else None
-    hub = catalog.top_vertex(g)
+    hub = top_vertex(g)
     core_max = None
     cases = [(name, "default") for name in run.algorithms]
     if "pagerank" in run.algorithms and g.edge_weights is not None:
@@ -225,7 +226,7 @@ def measure(run, spec, g, stats) -> None:
             if core_max is None:
                 core_max = int(host(_ours(catalog.get("core_number"), g, {})["core_number"])
                                .max()) if g.n else 1
-            context["k_core_k"] = params["k"] = max(1, math.ceil(core_max / 2))
+            context["k"] = params["k"] = max(1, math.ceil(core_max / 2))
         if name in ("pagerank", "personalized_pagerank"):
             params.update(PAGERANK)
         inputs = make_inputs(entry, g, 1, context)

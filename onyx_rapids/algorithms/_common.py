@@ -6,9 +6,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from .. import device, frontier, io
+from .. import frontier, io
 from ..registry import Refuse
 
 
@@ -56,20 +54,6 @@ class RunInfo(Mapping):
 
 
 Info = RunInfo
-
-
-def traversal_starts(g, source, sources):
-    """Internal ids (host int64) of ``source`` (one vertex) or ``sources`` (a list): exactly
-    one of them, naming vertices of ``g`` (ValueError naming the argument otherwise)."""
-    if (source is None) == (sources is None):
-        raise ValueError("give exactly one of source (one vertex) or sources (a list)")
-    named = np.atleast_1d(np.asarray(source if sources is None else sources))
-    if named.size == 0:
-        raise ValueError("sources must name at least one vertex")
-    try:
-        return device.to_host(g.to_internal(named.ravel())).astype(np.int64)
-    except ValueError as e:
-        raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
 
 
 def check_common(tol, max_iter, alpha=None):

@@ -21,6 +21,7 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..operators import MAX_GROUP
+from .. import inputs
 from ..registry import Input, algorithm
 from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
@@ -98,9 +99,9 @@ def bipartite_sides(g):
 
 @algorithm("als", summary="alternating least squares latent factors of a ratings graph",
            graph="bipartite",
-           inputs=(Input("k", "int", help="latent factors per vertex"),
-                   Input("init", "vertex_values", required=False, help="lf^0, n x k"),
-                   Input("sides", "vertex_values", required=False, help="0/1 per vertex")),
+           inputs=(Input("k", inputs.COUNT, help="latent factors per vertex"),
+                   Input("init", inputs.VALUES, required=False, help="lf^0, n x k"),
+                   Input("sides", inputs.SIDES, required=False, help="0/1 per vertex")),
            columns=("side", "vertex", "lf_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=(False, True), fold=None, direction=None,
                         block_size=None),
@@ -163,12 +164,12 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
     change_driven, fold = execution.change_driven, execution.fold
     feature_aware, block_size = execution.feature_aware, execution.block_size
     direction = pull_fold_direction(execution)
-    side = bipartite_sides(g) if sides is None else _given_sides(g, sides)
+    side = bipartite_sides(g) if sides is None else inputs.SIDES.normalize(g, sides, "sides")
     if init is None:  # rows in id order: a reordered graph gets the same values per id
         drawn = np.random.default_rng(seed).random((g.n, k), dtype=np.float32)
         init = np.empty_like(drawn)
         init[device.to_host(g.id_order())] = drawn
-    lf = props.copy(g.vertex_property(init, name="init"))
+    lf = props.copy(inputs.VALUES.normalize(g, init, "init"))
     if lf.shape[1] != k:
         raise ValueError(f"init must have k={k} columns, got {lf.shape[1]}")
     on_side = [frontier.from_vertices(g.n, np.flatnonzero(side == s)) for s in (0, 1)]
@@ -221,18 +222,3 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
     df = df[["side", "vertex"] + [c for c in df.columns if c not in ("side", "vertex")]]
     return (df, info) if return_info else df
 
-
-def _given_sides(g, sides):
-    """The user's 0/1 sides (aligned by vertex id), checked against every edge."""
-    side = device.to_host(g.vertex_property(sides, name="sides"))
-    if side.shape[1] != 1 or not np.isin(side, (0, 1)).all():
-        raise ValueError(f"sides must hold one value, 0 or 1, for each of the {g.n} vertices")
-    side = side[:, 0].astype(np.int8)
-    src = device.to_host(g.edge_sources)
-    dst = device.to_host(g.out_indices)
-    same = np.flatnonzero(side[src] == side[dst])
-    if same.size:
-        raise ValueError(f"sides: every edge must join side 0 and side 1, but "
-                         f"{g._describe_edges(device.asarray(same))} join vertices of one "
-                         "side; fix sides, or omit it to 2-colour the graph")
-    return side

@@ -21,6 +21,7 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..operators import group_broadcast
+from .. import inputs
 from ..registry import Input, algorithm
 from ._common import PULL_FOLD, RunInfo, check_common, finish, pull_fold_direction
 
@@ -74,8 +75,8 @@ def commit(f, v, belief_next, pushed):
 
 @algorithm("belief_propagation", summary="loopy belief propagation, k states per vertex",
            graph="undirected",
-           inputs=(Input("priors", "vertex_values", help="phi > 0, n x k"),
-                   Input("potential", "matrix", help="Psi, positive symmetric k x k")),
+           inputs=(Input("priors", inputs.POSITIVE_VALUES, help="phi > 0, n x k"),
+                   Input("potential", inputs.MATRIX, help="Psi, positive symmetric k x k")),
            columns=("vertex", "belief_{i}"),
            options=dict(feature_aware=None, change_driven=(False, True), fold=None, direction=None,
                         block_size=None),
@@ -110,21 +111,9 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, executio
     change_driven, fold = execution.change_driven, execution.fold
     feature_aware, block_size = execution.feature_aware, execution.block_size
     direction = pull_fold_direction(execution)
-    phi = g.vertex_property(priors, name="priors")
+    phi = inputs.POSITIVE_VALUES.normalize(g, priors, "priors")
     k = phi.shape[1]
-    if hasattr(potential, "to_numpy"):  # a pandas / cuDF frame
-        potential = potential.to_numpy()
-    try:
-        psi = np.asarray(device.to_host(potential), dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"potential must be a k x k numeric matrix, got "
-                        f"{type(potential).__name__}: {e}") from e
-    if psi.shape != (k, k):
-        raise ValueError(f"potential must be {k} x {k} (k from priors), got shape {psi.shape}")
-    if not np.isfinite(psi).all() or (psi <= 0).any():
-        raise ValueError("potential must be finite and positive")
-    if not np.array_equal(psi, psi.T):
-        raise ValueError("potential must be symmetric (Psi == Psi^T)")
+    psi = inputs.MATRIX.normalize(potential, k, "potential", "priors")
     if bool((phi <= 0).any()):
         raise ValueError("priors must be positive (phi > 0)")
     try:

@@ -24,8 +24,9 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
+from .. import inputs
 from ..registry import Input, algorithm
-from ._common import Info, choose_direction, finish, traversal_starts
+from ._common import Info, choose_direction, finish
 
 UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
 
@@ -63,8 +64,8 @@ def original_parents(g, parent):
 
 @algorithm(
     "bfs", summary="hop distances from one source or k sources at once",
-    inputs=(Input("source", "vertex", required=False, help="one start vertex (cuGraph: start)"),
-            Input("sources", "vertices", required=False, help="k start vertices at once")),
+    inputs=(Input("source", inputs.VERTEX, required=False, help="one start vertex (cuGraph: start)"),
+            Input("sources", inputs.VERTICES, required=False, help="k start vertices at once")),
     columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  feature_aware=None, block_size=None, edge_access=None),
@@ -107,7 +108,7 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
     direction, pull_fraction = execution.direction, execution.pull_fraction
     filter, threshold, fused = execution.filter, execution.threshold, execution.fused
     feature_aware, block_size = execution.feature_aware, execution.block_size
-    starts = traversal_starts(g, source, sources)
+    starts = inputs.starts(g, source, sources)
     k = starts.size
     distance = props.vertex_property(g, k, fill=UNREACHED, dtype=np.int32)
     distance[device.asarray(starts), device.xp.arange(k)] = 0

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import device, operators as ops
 from ..kernels import peel as kernels
+from .. import inputs
 from ..registry import Input, algorithm
 from ._common import Info, finish
 
@@ -116,7 +117,7 @@ def core_number(g, *, execution, return_info=False):
 
 
 @algorithm("k_core", summary="the members of the k-core (core number >= k)",
-           inputs=(Input("k", "int", help="the core order: members have core number >= k"),),
+           inputs=(Input("k", inputs.CORE_ORDER, help="the core order: members have core number >= k"),),
            columns=("vertex", "core_number"), options=dict(fused=None, block_size=None),
            defaults=dict(fused=True), iterative=True)
 def k_core(g, k, *, execution, return_info=False):

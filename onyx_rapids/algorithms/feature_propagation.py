@@ -19,6 +19,7 @@ from numba import cuda
 from .. import device, operators as ops, properties as props, streaming
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
+from .. import inputs
 from ..registry import Input, Refuse, algorithm, unsupported
 from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
@@ -36,7 +37,7 @@ def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
 
 
 @algorithm("feature_propagation", summary="APPNP feature propagation, fixed iterations",
-           inputs=(Input("features", "vertex_values", help="X, n x k"),),
+           inputs=(Input("features", inputs.VALUES, help="X, n x k"),),
            columns=("vertex", "h_{i}"),
            options=dict(feature_aware=None, fold=None, direction=None, block_size=None,
                         width=None, fused=None, edge_access=None),
@@ -78,7 +79,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
     direction, fold = pull_fold_direction(execution), execution.fold
     feature_aware, block_size = execution.feature_aware, execution.block_size
-    x = g.vertex_property(features, name="features")
+    x = inputs.VALUES.normalize(g, features, "features")
     k = x.shape[1]
     simple = g.simple_undirected()
     degree = device.xp.diff(simple.out_offsets).astype(np.float64) + 1.0  # A + I

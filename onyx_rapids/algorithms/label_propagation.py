@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import device, io, operators as ops, properties as props
+from .. import device, operators as ops, properties as props
+from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
 from ._propagate import bulk_pull_fold, max_change_test, propagate
@@ -47,56 +48,9 @@ def keep_labelled(f, v, x_next, lp0, clamped):
     return True
 
 
-def _initial_labels(g, labels, k):
-    """lp^0 (n x P*k) and the labelled mask from a vertex/label frame or a full array."""
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
-    xp = device.xp
-    if io.is_frame(labels):
-        names = io.label_columns(labels)
-        ids, classes = io.read_vertex_frame(g, labels, names, name="labels", complete=False,
-                                            dtype=np.int64)
-        lp0, labelled = one_hot_labels(xp, g.n, ids, classes, k)
-        return lp0, labelled, len(names)
-    lp0 = g.vertex_property(labels, name="labels")
-    if lp0.shape[1] % k:
-        raise ValueError(f"labels has {lp0.shape[1]} columns, not a multiple of k={k}")
-    return lp0, labelled_rows(lp0, k), lp0.shape[1] // k
-
-
-def check_classes(classes, k):
-    """Refuse label classes outside [0, k)."""
-    if classes.size and (int(classes.min()) < 0 or int(classes.max()) >= k):
-        raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
-                         f"{int(classes.min())} to {int(classes.max())}")
-
-
-def one_hot_labels(xp, n, ids, classes, k):
-    """lp^0 (n x P*k float32: one-hot rows for ``ids`` with ``classes`` (len(ids) x P, in
-    [0, k)), 1/k elsewhere) and the labelled mask, as ``xp`` (NumPy or CuPy) arrays."""
-    check_classes(classes, k)
-    P = classes.shape[1]
-    lp0 = xp.full((n, P * k), 1.0 / k, dtype=np.float32)
-    lp0[ids] = 0.0
-    for p in range(P):
-        lp0[ids, p * k + classes[:, p]] = 1.0
-    labelled = xp.zeros(n, dtype=bool)
-    labelled[ids] = True
-    return lp0, labelled
-
-
-def labelled_rows(lp0, k):
-    """The rows of a full lp^0 (n x P*k, non-negative) that are one-hot in every partition."""
-    if bool((lp0 < 0).any()):
-        raise ValueError("labels (lp^0) must be non-negative")
-    rows = lp0.reshape(lp0.shape[0], lp0.shape[1] // k, k)
-    one_hot = ((rows == 1).sum(axis=2) == 1) & ((rows == 0).sum(axis=2) == k - 1)
-    return one_hot.all(axis=1)
-
-
 @algorithm("label_propagation", summary="class probabilities spread from labelled vertices",
-           inputs=(Input("labels", "labels", help="frame of vertex, label (or label_0..)"),
-                   Input("k", "int", help="classes per partition")),
+           inputs=(Input("labels", inputs.LABELS, help="frame of vertex, label (or label_0..)"),
+                   Input("k", inputs.COUNT, help="classes per partition")),
            columns=("vertex", "lp_{i}", "label"), weights="used",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
@@ -137,7 +91,7 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
     [0, 0, 0]
     """
     check_common(tol, max_iter, alpha)
-    lp0, labelled, P = _initial_labels(g, labels, k)
+    lp0, labelled, P = inputs.LABELS.normalize(g, labels, k)
     K = P * k
     weights = _partition_weights(g, weight, P)
     args = dict(k=int(k), alpha=float(alpha), lp0=lp0,

@@ -13,6 +13,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
+from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
 from ._propagate import max_change_test, propagate
@@ -35,7 +36,7 @@ def rank_update(f, v, acc, x_next, x0, inv_weight_sum, alpha):
 
 
 @algorithm("multi_manifold_ranking", summary="ranking on k manifolds (k weight columns)",
-           inputs=(Input("init", "vertex_values", help="mm^0, n x k"),),
+           inputs=(Input("init", inputs.VALUES, help="mm^0, n x k"),),
            columns=("vertex", "mmr_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
@@ -68,7 +69,7 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
     (77, 2)
     """
     check_common(tol, max_iter, alpha)
-    mm0 = g.vertex_property(init, name="init")
+    mm0 = inputs.VALUES.normalize(g, init, "init")
     k = mm0.shape[1]
     w = g.edge_weights if weights is None else g.edge_property(weights, name="weights")
     if w is None or w.shape[1] != k:

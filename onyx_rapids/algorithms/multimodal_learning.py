@@ -14,6 +14,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops, properties as props
+from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
 from ._propagate import max_change_test, propagate
@@ -39,7 +40,7 @@ def mode_update(f, v, acc, x_next, x0, keep):
 
 
 @algorithm("multimodal_learning", summary="features spread over J weighted modalities",
-           inputs=(Input("init", "vertex_values", help="mmode^0, n x k"),),
+           inputs=(Input("init", inputs.VALUES, help="mmode^0, n x k"),),
            columns=("vertex", "mml_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
@@ -71,7 +72,7 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
     (77, 4)
     """
     check_common(tol, max_iter)
-    mmode0 = g.vertex_property(init, name="init")
+    mmode0 = inputs.VALUES.normalize(g, init, "init")
     w = g.edge_weights if weights is None else g.edge_property(weights, name="weights")
     if w is None:
         raise ValueError("multimodal_learning needs edge weights, one column per modality")

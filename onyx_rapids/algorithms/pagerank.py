@@ -22,11 +22,12 @@ import time
 import numpy as np
 from numba import cuda
 
-from .. import device, io, operators as ops, properties as props, streaming
+from .. import device, operators as ops, properties as props, streaming
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
+from .. import inputs
 from ..registry import Input, Refuse, algorithm, unsupported
-from ._common import AUTO_DIRECTION, RunInfo, check_common, finish, traversal_starts
+from ._common import AUTO_DIRECTION, RunInfo, check_common, finish
 from ._propagate import (L1ChangeTest, auto_memo, bulk_pull_fold, judge_continuation, plan,
                          propagate, record_bulk, seldom)
 
@@ -79,7 +80,7 @@ _REFUSE = (AUTO_DIRECTION,
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
-           inputs=(Input("personalization", "vertex_values", required=False,
+           inputs=(Input("personalization", inputs.DISTRIBUTION, required=False,
                          help="teleport distribution (cuGraph's personalization)"),),
            columns=("vertex", "pagerank"), weights="used", options=_OPTIONS, refuse=_REFUSE)
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalization=None,
@@ -122,7 +123,8 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     weights = g.weights_for(weight, name="pagerank", non_negative=True)
     teleport_column = None
     if personalization is not None:
-        teleport_column = _personalization(g, personalization)
+        teleport_column = inputs.DISTRIBUTION.normalize(g, personalization,
+                                                         "personalization")
     sources = device.full(1, UNIFORM if teleport_column is None else PERSONALIZED, np.int64)
     if _fused_choice("pagerank", g, execution):
         rank, info = _fused(g, UNIFORM if teleport_column is None else PERSONALIZED, alpha, tol,
@@ -137,7 +139,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
 
 @algorithm("personalized_pagerank",
            summary="PageRank personalized to each of k sources, all at once",
-           inputs=(Input("sources", "vertices", help="one teleport vertex per column"),),
+           inputs=(Input("sources", inputs.VERTICES, help="one teleport vertex per column"),),
            columns=("vertex", "ppr_{i}"), weights="used", options=_OPTIONS, refuse=_REFUSE)
 def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None,
                           execution, return_info=False):
@@ -156,7 +158,7 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     [1.0, 1.0]
     """
     check_common(tol, max_iter, alpha)
-    ids = traversal_starts(g, None, sources)
+    ids = inputs.starts(g, None, sources)
     weights = g.weights_for(weight, name="personalized_pagerank", non_negative=True)
     if _fused_choice("personalized_pagerank", g, execution, sources=ids.size):
         rank, info = _fused(g, int(ids[0]), alpha, tol, max_iter, execution, weights=weights,
@@ -165,25 +167,6 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     rank, info = _iterate(g, device.asarray(ids), alpha, tol, max_iter, weights, None,
                           execution)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
-
-
-def _personalization(g, values):
-    """The teleport distribution as an n x 1 property summing to 1."""
-    if io.is_frame(values) or io.is_series(values):  # keyed by vertex; others get 0
-        ids, given = io.read_vertex_frame(g, values, name="personalization", complete=False)
-        t = props.vertex_property(g, given.shape[1])
-        t[ids] = given
-    else:
-        t = g.vertex_property(values, name="personalization")
-    if t.shape[1] != 1:
-        raise ValueError(f"personalization: one value column per vertex, got {t.shape[1]}")
-    xp = device.xp
-    if not bool(xp.isfinite(t).all()) or bool((t < 0).any()):
-        raise ValueError("personalization: values must be finite and non-negative")
-    total = float(t.astype(np.float64).sum())
-    if not total > 0:
-        raise ValueError("personalization: values must not all be zero")
-    return (t / total).astype(np.float32)
 
 
 def _fused_choice(name, g, execution, *, sources=1):

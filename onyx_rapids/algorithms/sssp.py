@@ -37,8 +37,9 @@ from numba import cuda
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import acc
 from .bfs import original_parents
+from .. import inputs
 from ..registry import Input, algorithm
-from ._common import Info, choose_direction, finish, traversal_starts
+from ._common import Info, choose_direction, finish
 
 UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (docs/algorithms.md)
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
@@ -133,8 +134,8 @@ def _edge_weights(g, weight=None):
 @algorithm(
     "sssp", summary="shortest-path distances (delta-stepping) from one source or k at once",
     weights="used",
-    inputs=(Input("source", "vertex", required=False, help="one start vertex"),
-            Input("sources", "vertices", required=False, help="k start vertices at once")),
+    inputs=(Input("source", inputs.VERTEX, required=False, help="one start vertex"),
+            Input("sources", inputs.VERTICES, required=False, help="k start vertices at once")),
     columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  feature_aware=None, block_size=None, edge_access=None),
@@ -189,7 +190,7 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     if direction is None:
         direction = "push" if sources is None else "auto"
     delta = _check_delta(delta)
-    starts = traversal_starts(g, source, sources)
+    starts = inputs.starts(g, source, sources)
     weight = _edge_weights(g, weight)
     if delta is None:
         delta = default_delta(g, weight[:, 0])

@@ -12,7 +12,10 @@ ranges' in-edges as an ordinary :class:`onyx_rapids.Graph` and, each iteration, 
 rows of the source vertices it reads from their owners (:mod:`onyx_rapids.dask.run`).  The
 algorithms (:func:`pagerank`, :func:`personalized_pagerank`, :func:`label_propagation`,
 :func:`feature_propagation`, :func:`bfs`, :func:`weakly_connected_components`) take the
-arguments and give the columns of their single-GPU namesakes; ``return_info=True`` adds a
+arguments and give the columns of their single-GPU namesakes, and are declared in
+:data:`ALGORITHMS` (``onyx-rapids list --dask``): their inputs, columns and the execution
+options they take (``change_driven`` for the PageRanks and label propagation), as
+``execution=`` or keywords, validated once; ``return_info=True`` adds a
 :class:`~onyx_rapids.RunInfo` with ``npartitions``, ``bytes_exchanged`` (per iteration),
 ``transport`` and ``seconds`` (phases).  Each also takes ``transport=``: ``"nccl"`` (one
 resident task per GPU worker for the whole run, rows GPU to GPU through NCCL; the default on
@@ -28,11 +31,11 @@ Without a GPU, workers run the kernels under the CUDA simulator (as CI does).
 from __future__ import annotations
 
 from .. import device
-from .algorithms import (bfs, feature_propagation, label_propagation, pagerank,
+from .algorithms import (ALGORITHMS, bfs, feature_propagation, label_propagation, pagerank,
                          personalized_pagerank, weakly_connected_components)
 from .graph import Graph
 
-__all__ = ["Graph", "bfs", "feature_propagation", "label_propagation", "local_cluster",
+__all__ = ["ALGORITHMS", "Graph", "bfs", "feature_propagation", "label_propagation", "local_cluster",
            "pagerank", "personalized_pagerank", "weakly_connected_components"]
 
 

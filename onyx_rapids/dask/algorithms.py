@@ -4,7 +4,10 @@
 
 Each algorithm is a ``start`` / ``step`` pair run on the workers and a ``reduce`` of the
 partitions' partial sums on the client, with the math, defaults, stop tests and result columns
-of its single-GPU namesake (``docs/algorithms.md``).
+of its single-GPU namesake (``docs/algorithms.md``).  Each is declared in :data:`ALGORITHMS`
+(as the single-GPU ones are in :mod:`onyx_rapids.registry`; ``onyx-rapids list --dask`` shows
+them): its inputs, columns and the execution options it takes, as ``execution=`` (an
+:class:`~onyx_rapids.Execution`) or keywords, validated once.
 """
 
 from __future__ import annotations
@@ -14,13 +17,19 @@ import dataclasses
 import numpy as np
 from numba import cuda
 
-from .. import device, frontier, io, operators as ops, properties as props
+from .. import device, frontier, inputs, io, operators as ops, properties as props
 from ..algorithms import bfs as _bfs
 from ..algorithms import feature_propagation as _fp
 from ..algorithms import label_propagation as _lp
 from ..algorithms import pagerank as _pr
 from ..algorithms._common import check_common
+from ..registry import Input, algorithm
 from .run import State, iterate, outbox, receive, slices
+
+#: name -> :class:`onyx_rapids.registry.Algorithm` of every distributed algorithm.
+ALGORITHMS: dict = {}
+
+_CHANGE_DRIVEN = dict(change_driven=(False, True))
 
 UNREACHED = _bfs.UNREACHED
 NOT_A_SOURCE = -3  # a source owned by another partition: no local vertex matches it
@@ -144,7 +153,10 @@ def _weight_index(graph, weight):
     return graph.weight_names.index(weight)
 
 
-def pagerank(graph, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, change_driven=False,
+@algorithm("pagerank", summary="PageRank of every vertex, the graph partitioned over workers",
+           columns=("vertex", "pagerank"), weights="used", options=_CHANGE_DRIVEN,
+           into=ALGORITHMS)
+def pagerank(graph, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, execution,
              return_info=False, progress=None, transport=None):
     """PageRank of every vertex, as :func:`onyx_rapids.pagerank` (same math, defaults and stop
     test): a dask DataFrame of ``vertex``, ``pagerank``.
@@ -159,12 +171,16 @@ def pagerank(graph, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, change_d
     """
     check_common(tol, max_iter, alpha)
     return _pagerank(graph, "pagerank", np.array([_pr.UNIFORM]), alpha, tol, max_iter, weight,
-                     change_driven, return_info, progress, transport)
+                     execution.change_driven, return_info, progress, transport)
 
 
+@algorithm("personalized_pagerank", summary="PageRank personalized to each of k sources, the "
+           "graph partitioned over workers",
+           inputs=(Input("sources", inputs.VERTICES, help="one teleport vertex per column"),),
+           columns=("vertex", "ppr_{i}"), weights="used", options=_CHANGE_DRIVEN,
+           into=ALGORITHMS)
 def personalized_pagerank(graph, sources, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None,
-                          change_driven=False, return_info=False, progress=None,
-                          transport=None):
+                          execution, return_info=False, progress=None, transport=None):
     """PageRank personalized to each of ``sources`` (k vertex ids, all at once), as
     :func:`onyx_rapids.personalized_pagerank`: ``vertex``, ``ppr_0``..``ppr_{k-1}``."""
     check_common(tol, max_iter, alpha)
@@ -172,7 +188,7 @@ def personalized_pagerank(graph, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
     if ids.size == 0:
         raise ValueError("sources: give at least one vertex")
     return _pagerank(graph, "personalized_pagerank", ids, alpha, tol, max_iter, weight,
-                     change_driven, return_info, progress, transport)
+                     execution.change_driven, return_info, progress, transport)
 
 
 def _pagerank(graph, name, sources, alpha, tol, max_iter, weight, change_driven, return_info,
@@ -203,7 +219,7 @@ def _lp_start(part, given):
     if "pairs" in given:  # (ids, classes) of the labelled vertices: this range's rows built here
         ids, classes = given["pairs"]
         own = (ids >= part.lo) & (ids < part.hi)
-        lp0_own, labelled_own = _lp.one_hot_labels(
+        lp0_own, labelled_own = inputs.one_hot_labels(
             xp, part.n_own, device.asarray(ids[own] - part.lo),
             device.asarray(classes[own]), given["k"])
     else:
@@ -265,8 +281,14 @@ def _lp_frame(part, state):
     return _frame(part, columns)
 
 
+@algorithm("label_propagation", summary="class probabilities spread from labelled vertices, "
+           "the graph partitioned over workers",
+           inputs=(Input("labels", inputs.LABELS, help="frame of vertex, label (or label_0..)"),
+                   Input("k", inputs.COUNT, help="classes per partition")),
+           columns=("vertex", "lp_{i}", "label"), weights="used", options=_CHANGE_DRIVEN,
+           into=ALGORITHMS)
 def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
-                      weight=None, change_driven=False, return_info=False, progress=None,
+                      weight=None, execution, return_info=False, progress=None,
                       transport=None):
     """Class probabilities spread from labelled vertices, as
     :func:`onyx_rapids.label_propagation`: ``vertex``, ``lp_0``.. and ``label`` (P = 1).
@@ -275,7 +297,8 @@ def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_it
     k classes), or a full n x P*k lp^0 array in ``graph.vertices`` order.
     ``change_driven=True`` sends only rows that moved by more than ``tol``."""
     check_common(tol, max_iter, alpha)
-    lp0, labelled, P = _initial_labels(graph, labels, k)
+    lp0, labelled, P = inputs.LABELS.on_partitions(graph, labels, k)
+    change_driven = execution.change_driven
     weights = _lp_weights(graph, weight, P)
     base = dict(k=int(k), alpha=float(alpha), clamp=bool(clamp), tol=float(tol),
                 weights=weights, change_driven=bool(change_driven), partitions=P)
@@ -289,33 +312,6 @@ def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_it
                           variant=dict(change_driven=bool(change_driven)), progress=progress,
                           transport=transport)
     return _finish("label_propagation", frame, info, return_info)
-
-
-def _initial_labels(graph, labels, k):
-    """``(None, (ids, classes), P)`` for a frame of labelled vertices (internal ids, classes
-    len(ids) x P), else lp^0 (n x P*k, host) and the labelled mask, as the single-GPU
-    label_propagation reads them."""
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
-    n = graph.n
-    if io.is_frame(labels):
-        frame = labels.to_pandas() if hasattr(labels, "to_pandas") else labels
-        names = io.label_columns(frame)
-        if "vertex" not in frame.columns:
-            raise ValueError("labels: a frame needs a 'vertex' column")
-        ids = graph.to_internal(frame["vertex"].to_numpy(), "labels['vertex']")
-        if len(np.unique(ids)) != len(ids):
-            raise ValueError("labels: a vertex is listed more than once")
-        classes = np.stack([frame[c].to_numpy() for c in names], axis=1)
-        if classes.dtype.kind not in "iu":
-            raise ValueError(f"labels must be integer classes, got dtype {classes.dtype}")
-        _lp.check_classes(classes, k)
-        return None, (ids.astype(np.int64), classes.astype(np.int64)), len(names)
-    lp0 = np.asarray(device.to_host(labels), dtype=np.float32)
-    if lp0.ndim != 2 or lp0.shape[0] != n or lp0.shape[1] % k:
-        raise ValueError(f"labels: an n x P*k array needs {n} rows and a multiple of k={k} "
-                         f"columns, got shape {lp0.shape}")
-    return lp0, _lp.labelled_rows(lp0, k), lp0.shape[1] // k
 
 
 def _lp_weights(graph, weight, P):
@@ -377,8 +373,12 @@ def _never(partials):
     return None, False
 
 
-def feature_propagation(graph, features, alpha=0.1, iterations=10, *, return_info=False,
-                        progress=None, transport=None):
+@algorithm("feature_propagation", summary="APPNP feature propagation, fixed iterations, the "
+           "graph partitioned over workers",
+           inputs=(Input("features", inputs.VALUES, help="X, n x k"),),
+           columns=("vertex", "h_{i}"), options={}, into=ALGORITHMS)
+def feature_propagation(graph, features, alpha=0.1, iterations=10, *, execution,
+                        return_info=False, progress=None, transport=None):
     """APPNP propagation of ``features`` over the simple undirected view, as
     :func:`onyx_rapids.feature_propagation`: ``vertex``, ``h_0``..``h_{k-1}``.
 
@@ -388,7 +388,7 @@ def feature_propagation(graph, features, alpha=0.1, iterations=10, *, return_inf
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
     if int(iterations) != iterations or iterations < 0:
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-    x = _vertex_values(graph, features, "features")
+    x = inputs.VALUES.on_partitions(graph, features, "features")
     view = graph.simple_undirected()
     given = [dict(features=f, alpha=float(alpha)) for f in slices(view, x)]
     frame, info = iterate(view, "feature_propagation", _fp_start, _fp_step, _never, _fp_frame,
@@ -396,29 +396,6 @@ def feature_propagation(graph, features, alpha=0.1, iterations=10, *, return_inf
                           transport=transport)
     info.converged = True  # a fixed number of iterations, as APPNP
     return (frame, info) if return_info else frame
-
-
-def _vertex_values(graph, values, name):
-    """An n x k float32 host array in ``graph.vertices`` order from an array or a frame keyed
-    by ``vertex`` (every vertex once)."""
-    if io.is_frame(values):
-        frame = values.to_pandas() if hasattr(values, "to_pandas") else values
-        if "vertex" not in frame.columns:
-            raise ValueError(f"{name}: a frame needs a 'vertex' column")
-        ids = graph.to_internal(frame["vertex"].to_numpy(), f"{name}['vertex']")
-        if len(np.unique(ids)) != graph.n or len(ids) != graph.n:
-            raise ValueError(f"{name}: every vertex once ({graph.n}), got {len(ids)} rows "
-                             f"for {len(np.unique(ids))} vertices")
-        out = np.empty((graph.n, frame.shape[1] - 1), dtype=np.float32)
-        out[ids] = frame.drop(columns="vertex").to_numpy(dtype=np.float32)
-        return out
-    out = np.asarray(device.to_host(values), dtype=np.float32)
-    if out.ndim == 1:
-        out = out.reshape(-1, 1)
-    if out.ndim != 2 or out.shape[0] != graph.n:
-        raise ValueError(f"{name}: {graph.n} rows (one per vertex) expected, got shape "
-                         f"{out.shape}")
-    return out
 
 
 # ----------------------------------------------------------------- bfs, components
@@ -504,7 +481,13 @@ def _bfs_frame(part, state):
                          "predecessor": (ids[device.xp.where(valid, local, 0)], valid)})
 
 
-def bfs(graph, source=None, sources=None, *, return_info=False, progress=None,
+@algorithm("bfs", summary="hop distances from one or k sources, the graph partitioned over "
+           "workers",
+           inputs=(Input("source", inputs.VERTEX, required=False, help="one start vertex"),
+                   Input("sources", inputs.VERTICES, required=False,
+                         help="k start vertices at once")),
+           columns=("vertex", "distance", "predecessor"), options={}, into=ALGORITHMS)
+def bfs(graph, source=None, sources=None, *, execution, return_info=False, progress=None,
         transport=None):
     """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
     ``sources`` at once (``vertex``, ``distance_0``..), as :func:`onyx_rapids.bfs`: unreachable
@@ -545,7 +528,10 @@ def _wcc_frame(part, state):
     return _frame(part, {"labels": device.asarray(vertices[labels])})
 
 
-def weakly_connected_components(graph, *, return_info=False, progress=None,
+@algorithm("weakly_connected_components", summary="the component of every vertex by min-label "
+           "propagation, the graph partitioned over workers", columns=("vertex", "labels"),
+           options={}, into=ALGORITHMS)
+def weakly_connected_components(graph, *, execution, return_info=False, progress=None,
                                 transport=None):
     """The component of every vertex as :func:`onyx_rapids.weakly_connected_components`:
     ``vertex``, ``labels`` (the smallest original id of the component), by min-label

@@ -1,0 +1,622 @@
+"""Input kinds: every input an algorithm takes besides the graph (start vertices, label seeds,
+per-vertex values, a potential matrix, a count), each kind declared once and serving every
+entry point.
+
+An algorithm declares its inputs in the registry (:class:`onyx_rapids.registry.Input`) with
+one of the kind objects below; the kind then
+
+* normalizes a user's value for the algorithm (``LABELS.normalize(g, labels, k)``, with the
+  error messages that name the argument, the value and the fix),
+* parses the command line's text and gives its default (:func:`from_cli`), and
+* generates fixed random inputs for the benchmarks (:func:`generate`)::
+
+    >>> import onyx_rapids as onyx
+    >>> onyx.registry.get("label_propagation").inputs[0].kind is LABELS
+    True
+    >>> LABELS.name
+    'labels'
+
+Kinds that several inputs share with different behaviour (PageRank's ``personalization`` is
+a distribution, belief propagation's ``priors`` are positive) are objects of the same class
+with other settings, or of a subclass; :data:`KINDS` holds the default object of each name.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import device, io, properties as props
+
+__all__ = ["CliContext", "KINDS", "Kind", "LABELS", "MATRIX", "COUNT", "CORE_ORDER", "FLOAT",
+           "DISTRIBUTION", "POSITIVE_VALUES", "SIDES", "VALUES", "VERTEX", "VERTICES",
+           "from_cli", "generate", "kind", "starts", "wanted"]
+
+#: Seed of the benchmarks' generated inputs.
+SEED = 1
+
+# Default start vertices and label seeds on the embedded karate graph: the two club leaders.
+KARATE_LEADERS = (0, 33)
+
+
+@dataclass(frozen=True)
+class CliContext:
+    """What a command-line default is drawn from: the algorithm's declaration, the graph, the
+    embedded dataset's name (or None), ``--k`` (or None), ``--seed`` and the flag of a name."""
+
+    spec: object
+    g: object
+    dataset: str | None
+    k: int | None
+    seed: int
+    flag: Callable[[str], str]
+
+
+class Kind:
+    """An input kind; see the module docstring.  ``name`` is the kind the registry and
+    ``onyx-rapids list`` show."""
+
+    name = ""
+    what = ""  # the command line's help: what the flag takes and its default
+    metavar = "VALUE"  # what a missing value is called in the command line's error
+
+    def help(self, optional: bool) -> str:
+        return self.what
+
+    def parse(self, text: str, flag: str):
+        """The value of ``flag``'s command-line ``text``."""
+        raise NotImplementedError
+
+    def default(self, ctx: CliContext, name: str, chosen: dict):
+        """The command line's value when the flag is not given (``chosen``: the inputs
+        built before this one)."""
+        raise ValueError(f"{ctx.spec.name} needs {ctx.flag(name)} {self.metavar}")
+
+    def generate(self, g, k: int, rng):
+        """A benchmark input for ``g`` with k features (``rng``: the algorithm's stream)."""
+        raise ValueError(f"no benchmark input of kind {self.name!r}")
+
+
+def _chosen_of(ctx: CliContext, chosen: dict, cls) -> list:
+    """The values already chosen of the inputs whose kind is a ``cls``, in declaration
+    order."""
+    return [chosen[i.name] for i in ctx.spec.inputs
+            if isinstance(i.kind, cls) and i.name in chosen]
+
+
+# ------------------------------------------------------------------------ start vertices
+
+
+def starts(g, source, sources):
+    """Internal ids (host int64) of ``source`` (one vertex) or ``sources`` (a list): exactly
+    one of them, naming vertices of ``g`` (ValueError naming the argument otherwise)."""
+    if (source is None) == (sources is None):
+        raise ValueError("give exactly one of source (one vertex) or sources (a list)")
+    named = np.atleast_1d(np.asarray(source if sources is None else sources))
+    if named.size == 0:
+        raise ValueError("sources must name at least one vertex")
+    try:
+        return device.to_host(g.to_internal(named.ravel())).astype(np.int64)
+    except ValueError as e:
+        raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+
+
+def _vertex_id(text: str, flag: str):
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{flag} {text!r} is not a vertex id (an integer); the edge list's "
+                         "columns are named by --src and --dst") from None
+
+
+def _default_vertices(g, dataset, many: bool) -> list:
+    """Karate: the two club leaders (0 and 33; one: 0); elsewhere the highest-degree vertex."""
+    if dataset == "karate":
+        return list(KARATE_LEADERS if many else KARATE_LEADERS[:1])
+    degree = device.to_host(g.out_degree) + device.to_host(g.in_degree)
+    return [device.to_host(g.vertices)[int(np.argmax(degree))].item()]
+
+
+def id_order(g) -> np.ndarray:
+    """Internal positions of the vertices in ascending id order (host): random inputs are
+    drawn over it, so that a graph and its :meth:`~onyx_rapids.Graph.reorder` get the same
+    vertices and values."""
+    return device.to_host(g.id_order())
+
+
+def in_internal_order(g, rows: np.ndarray) -> np.ndarray:
+    """``rows`` given in ascending id order, put in the graph's internal order."""
+    out = np.empty_like(rows)
+    out[id_order(g)] = rows
+    return out
+
+
+def top_vertex(g) -> int:
+    """The vertex of largest out-degree (smallest id among ties), as an original id."""
+    degree, ids = device.to_host(g.out_degree), device.to_host(g.vertices)
+    return int(ids[degree == degree.max()].min()) if g.n else 0
+
+
+def with_out_edges(g) -> np.ndarray:
+    """Internal positions, in ascending id order, of the vertices with out-edges (every
+    vertex when none has)."""
+    order = id_order(g)
+    degree = device.to_host(g.out_degree)[order]
+    return order[degree > 0] if (degree > 0).any() else order
+
+
+class Vertex(Kind):
+    """One vertex id; the benchmarks start from the vertex of largest out-degree."""
+
+    name = "vertex"
+    what = "a vertex id (default: 0 on karate, else the highest-degree vertex)"
+
+    def parse(self, text, flag):
+        return _vertex_id(text, flag)
+
+    def default(self, ctx, name, chosen):
+        return _default_vertices(ctx.g, ctx.dataset, many=False)[0]
+
+    def generate(self, g, k, rng):
+        return top_vertex(g)
+
+
+class Vertices(Kind):
+    """Vertex ids, one per feature column; the benchmarks draw k with out-edges."""
+
+    name = "vertices"
+    what = ("vertex ids, comma-separated (default: 0,33 on karate, else the highest-degree "
+            "vertex)")
+
+    def parse(self, text, flag):
+        ids = [part for part in text.split(",") if part.strip()]
+        if not ids:
+            raise ValueError(f"{flag} {text!r}: give vertex ids separated by commas, e.g. "
+                             f"{flag} 0,33")
+        return [_vertex_id(part, flag) for part in ids]
+
+    def default(self, ctx, name, chosen):
+        return _default_vertices(ctx.g, ctx.dataset, many=True)
+
+    def generate(self, g, k, rng):
+        cand = with_out_edges(g)
+        idx = rng.choice(cand, size=k, replace=len(cand) < k)
+        return device.to_host(g.vertices)[idx].astype(np.int64)
+
+
+# ------------------------------------------------------------------------------ tables
+
+
+def read_table(path: str, flag: str):
+    """A pandas frame from the Parquet file (or directory) ``path`` given to ``flag``."""
+    import pandas as pd
+
+    if not os.path.exists(path):
+        raise ValueError(f"{flag} {path!r}: no such file")
+    try:
+        return pd.read_parquet(path)
+    except Exception as e:  # pyarrow raises several kinds for a file that is not Parquet
+        reason = " ".join(str(e).split()) or type(e).__name__
+        raise ValueError(f"{flag} {path!r} is not a readable Parquet file ({reason})") from e
+
+
+# -------------------------------------------------------------------------------- labels
+
+
+def check_classes(classes, k):
+    """Refuse label classes outside [0, k)."""
+    if classes.size and (int(classes.min()) < 0 or int(classes.max()) >= k):
+        raise ValueError(f"labels must be integer classes in [0, {k}), got values from "
+                         f"{int(classes.min())} to {int(classes.max())}")
+
+
+def one_hot_labels(xp, n, ids, classes, k):
+    """lp^0 (n x P*k float32: one-hot rows for ``ids`` with ``classes`` (len(ids) x P, in
+    [0, k)), 1/k elsewhere) and the labelled mask, as ``xp`` (NumPy or CuPy) arrays."""
+    check_classes(classes, k)
+    P = classes.shape[1]
+    lp0 = xp.full((n, P * k), 1.0 / k, dtype=np.float32)
+    lp0[ids] = 0.0
+    for p in range(P):
+        lp0[ids, p * k + classes[:, p]] = 1.0
+    labelled = xp.zeros(n, dtype=bool)
+    labelled[ids] = True
+    return lp0, labelled
+
+
+def labelled_rows(lp0, k):
+    """The rows of a full lp^0 (n x P*k, non-negative) that are one-hot in every partition."""
+    if bool((lp0 < 0).any()):
+        raise ValueError("labels (lp^0) must be non-negative")
+    rows = lp0.reshape(lp0.shape[0], lp0.shape[1] // k, k)
+    one_hot = ((rows == 1).sum(axis=2) == 1) & ((rows == 0).sum(axis=2) == k - 1)
+    return one_hot.all(axis=1)
+
+
+def _check_k(k):
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
+
+
+def _classes(labels) -> int:
+    """k of a labels frame: its largest class + 1 (2 when it is empty)."""
+    values = labels.drop(columns="vertex").to_numpy()
+    return int(values.max()) + 1 if values.size else 2
+
+
+class Labels(Kind):
+    """Seed labels: a frame of ``vertex`` and ``label`` (or ``label_0``.. for P partitions) of
+    classes in [0, k), or a full n x P*k lp^0 array."""
+
+    name = "labels"
+    what = ("a Parquet file of vertex,label seed labels (default on karate: the clubs of "
+            "vertices 0 and 33)")
+
+    def normalize(self, g, labels, k):
+        """lp^0 (n x P*k), the labelled mask and P, on the device."""
+        _check_k(k)
+        xp = device.xp
+        if io.is_frame(labels):
+            names = io.label_columns(labels)
+            ids, classes = io.read_vertex_frame(g, labels, names, name="labels", complete=False,
+                                                dtype=np.int64)
+            lp0, labelled = one_hot_labels(xp, g.n, ids, classes, k)
+            return lp0, labelled, len(names)
+        lp0 = g.vertex_property(labels, name="labels")
+        if lp0.shape[1] % k:
+            raise ValueError(f"labels has {lp0.shape[1]} columns, not a multiple of k={k}")
+        return lp0, labelled_rows(lp0, k), lp0.shape[1] // k
+
+    def on_partitions(self, graph, labels, k):
+        """As :meth:`normalize` for a partitioned (Dask) graph, on the host:
+        ``(None, (ids, classes), P)`` for a frame of labelled vertices (internal ids, classes
+        len(ids) x P), else lp^0 (n x P*k) and the labelled mask."""
+        _check_k(k)
+        if io.is_frame(labels):
+            frame = labels.to_pandas() if hasattr(labels, "to_pandas") else labels
+            names = io.label_columns(frame)
+            if "vertex" not in frame.columns:
+                raise ValueError("labels: a frame needs a 'vertex' column")
+            ids = graph.to_internal(frame["vertex"].to_numpy(), "labels['vertex']")
+            if len(np.unique(ids)) != len(ids):
+                raise ValueError("labels: a vertex is listed more than once")
+            classes = np.stack([frame[c].to_numpy() for c in names], axis=1)
+            if classes.dtype.kind not in "iu":
+                raise ValueError(f"labels must be integer classes, got dtype {classes.dtype}")
+            check_classes(classes, k)
+            return None, (ids.astype(np.int64), classes.astype(np.int64)), len(names)
+        n = graph.n
+        lp0 = np.asarray(device.to_host(labels), dtype=np.float32)
+        if lp0.ndim != 2 or lp0.shape[0] != n or lp0.shape[1] % k:
+            raise ValueError(f"labels: an n x P*k array needs {n} rows and a multiple of k={k} "
+                             f"columns, got shape {lp0.shape}")
+        return lp0, labelled_rows(lp0, k), lp0.shape[1] // k
+
+    def parse(self, text, flag):
+        """A frame of vertex,label (or vertex,label_0,label_1,.. for several partitions):
+        integer classes of the labelled vertices (the algorithm checks the values)."""
+        labels = read_table(text, flag)
+        if "vertex" not in labels.columns or len(labels.columns) < 2:
+            raise ValueError(f"{flag} {text!r} needs a 'vertex' column and a 'label' column (or "
+                             f"label_0, label_1, ..); it has "
+                             f"{', '.join(map(str, labels.columns))}")
+        return labels
+
+    def default(self, ctx, name, chosen):
+        from . import datasets
+
+        if ctx.dataset != "karate":
+            raise ValueError(f"{ctx.spec.name} needs {ctx.flag(name)} PATH.parquet (a frame of "
+                             "vertex,label seed labels); only the embedded karate graph has "
+                             "default seeds")
+        clubs = datasets.load_labels("karate")
+        seeds = clubs[clubs["vertex"].isin(KARATE_LEADERS)]
+        return seeds.rename(columns={"club": "label"})[["vertex", "label"]].reset_index(
+            drop=True)
+
+    def generate(self, g, k, rng):
+        return lp_labels(g, k)
+
+
+def lp_labels(g, k: int, seed: int = SEED, fraction: float = 0.01):
+    """``vertex``, ``label``: a fixed random 1% of the vertices, each with a class in [0, k)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    count = max(1, int(round(g.n * fraction)))
+    idx = id_order(g)[np.sort(rng.choice(g.n, size=count, replace=False))]
+    return pd.DataFrame({"vertex": device.to_host(g.vertices)[idx].astype(np.int64),
+                         "label": rng.integers(0, k, size=count, dtype=np.int64)})
+
+
+# ------------------------------------------------------------------------ vertex values
+
+
+def _width(value) -> int | None:
+    """Columns of a vertex_values input (a frame keyed by vertex or an n x k array)."""
+    if hasattr(value, "columns"):
+        return len(value.columns) - ("vertex" in value.columns)
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return 1 if len(shape) == 1 else shape[1]
+    return None
+
+
+class VertexValues(Kind):
+    """Values per vertex: a frame keyed by ``vertex`` (or a Series indexed by vertex), or an
+    n x k array in ``Graph.vertices`` order.  The benchmarks draw ``offset`` + U[0, 1)."""
+
+    name = "vertex_values"
+
+    def __init__(self, offset: float = 0.0):
+        self.offset = offset
+
+    def help(self, optional):
+        return "a Parquet file keyed by 'vertex', one column per feature" + (
+            " (optional)" if optional else " (default: deterministic random n x K values, "
+                                           "--k, --seed)")
+
+    def normalize(self, g, values, name):
+        """An n x k float32 property in the graph's vertex order."""
+        return g.vertex_property(values, name=name)
+
+    def on_partitions(self, graph, values, name):
+        """An n x k float32 host array in ``graph.vertices`` order of a partitioned (Dask)
+        graph, from an array or a frame keyed by ``vertex`` (every vertex once)."""
+        if io.is_frame(values):
+            frame = values.to_pandas() if hasattr(values, "to_pandas") else values
+            if "vertex" not in frame.columns:
+                raise ValueError(f"{name}: a frame needs a 'vertex' column")
+            ids = graph.to_internal(frame["vertex"].to_numpy(), f"{name}['vertex']")
+            if len(np.unique(ids)) != graph.n or len(ids) != graph.n:
+                raise ValueError(f"{name}: every vertex once ({graph.n}), got {len(ids)} rows "
+                                 f"for {len(np.unique(ids))} vertices")
+            out = np.empty((graph.n, frame.shape[1] - 1), dtype=np.float32)
+            out[ids] = frame.drop(columns="vertex").to_numpy(dtype=np.float32)
+            return out
+        out = np.asarray(device.to_host(values), dtype=np.float32)
+        if out.ndim == 1:
+            out = out.reshape(-1, 1)
+        if out.ndim != 2 or out.shape[0] != graph.n:
+            raise ValueError(f"{name}: {graph.n} rows (one per vertex) expected, got shape "
+                             f"{out.shape}")
+        return out
+
+    def parse(self, text, flag):
+        values = read_table(text, flag)
+        if "vertex" not in values.columns:
+            raise ValueError(f"{flag} {text!r} needs a 'vertex' column (one row per vertex) "
+                             f"and one column per feature; it has "
+                             f"{', '.join(map(str, values.columns))}")
+        return values
+
+    def default(self, ctx, name, chosen):
+        k = ctx.k if ctx.k is not None else _default_width(ctx.spec, ctx.g)
+        if k < 1:
+            raise ValueError(f"--k {k}: the number of columns of the default {ctx.flag(name)} "
+                             "must be at least 1")
+        rng = np.random.default_rng(ctx.seed)
+        # positive values (priors must be), in the graph's vertex order
+        return (0.1 + 0.9 * rng.random((ctx.g.n, k))).astype(np.float32)
+
+    def generate(self, g, k, rng):
+        drawn = rng.random((g.n, k), dtype=np.float32)
+        if self.offset:
+            drawn = self.offset + drawn
+        rows = in_internal_order(g, drawn)
+        return device.asarray(np.ascontiguousarray(rows, dtype=np.float32))
+
+
+def _default_width(spec, g) -> int:
+    """Columns of a generated vertex_values input without --k: one per weight column where the
+    algorithm requires weights (multi-manifold ranking ranks one manifold per weight column),
+    else 2."""
+    if spec.weights == "required" and g.weight_names:
+        return len(g.weight_names)
+    return 2
+
+
+class Distribution(VertexValues):
+    """A teleport distribution (PageRank's ``personalization``): one non-negative value per
+    vertex, normalized to sum 1; vertices a frame leaves out get 0."""
+
+    def normalize(self, g, values, name):
+        """The distribution as an n x 1 property summing to 1."""
+        if io.is_frame(values) or io.is_series(values):  # keyed by vertex; others get 0
+            ids, given = io.read_vertex_frame(g, values, name=name, complete=False)
+            t = props.vertex_property(g, given.shape[1])
+            t[ids] = given
+        else:
+            t = g.vertex_property(values, name=name)
+        if t.shape[1] != 1:
+            raise ValueError(f"{name}: one value column per vertex, got {t.shape[1]}")
+        xp = device.xp
+        if not bool(xp.isfinite(t).all()) or bool((t < 0).any()):
+            raise ValueError(f"{name}: values must be finite and non-negative")
+        total = float(t.astype(np.float64).sum())
+        if not total > 0:
+            raise ValueError(f"{name}: values must not all be zero")
+        return (t / total).astype(np.float32)
+
+
+class Sides(VertexValues):
+    """The two sides of a bipartite graph: 0 or 1 per vertex, every edge joining both."""
+
+    def normalize(self, g, sides, name):
+        """The user's 0/1 sides (aligned by vertex id, int8 on the host), checked against
+        every edge."""
+        side = device.to_host(g.vertex_property(sides, name=name))
+        if side.shape[1] != 1 or not np.isin(side, (0, 1)).all():
+            raise ValueError(f"{name} must hold one value, 0 or 1, for each of the {g.n} "
+                             "vertices")
+        side = side[:, 0].astype(np.int8)
+        src = device.to_host(g.edge_sources)
+        dst = device.to_host(g.out_indices)
+        same = np.flatnonzero(side[src] == side[dst])
+        if same.size:
+            raise ValueError(f"{name}: every edge must join side 0 and side 1, but "
+                             f"{g._describe_edges(device.asarray(same))} join vertices of one "
+                             f"side; fix {name}, or omit it to 2-colour the graph")
+        return side
+
+
+# ------------------------------------------------------------------------------ matrices
+
+
+def _homophily(k: int):
+    """A k x k potential that favours equal states: 0.9 on the diagonal, 0.1/(k-1) elsewhere."""
+    if k == 1:
+        return np.ones((1, 1))
+    return np.where(np.eye(k, dtype=bool), 0.9, 0.1 / (k - 1))
+
+
+class Matrix(Kind):
+    """A k x k matrix (belief propagation's potential: positive and symmetric)."""
+
+    name = "matrix"
+    what = ("a k x k matrix: '0.9,0.1;0.1,0.9', a .npy or a Parquet file (default: 0.9 on "
+            "the diagonal)")
+
+    def normalize(self, matrix, k, name, of):
+        """A finite, positive, symmetric k x k float64 host matrix (``of``: where k is from)."""
+        if hasattr(matrix, "to_numpy"):  # a pandas / cuDF frame
+            matrix = matrix.to_numpy()
+        try:
+            psi = np.asarray(device.to_host(matrix), dtype=np.float64)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} must be a k x k numeric matrix, got "
+                            f"{type(matrix).__name__}: {e}") from e
+        if psi.shape != (k, k):
+            raise ValueError(f"{name} must be {k} x {k} (k from {of}), got shape {psi.shape}")
+        if not np.isfinite(psi).all() or (psi <= 0).any():
+            raise ValueError(f"{name} must be finite and positive")
+        if not np.array_equal(psi, psi.T):
+            raise ValueError(f"{name} must be symmetric (Psi == Psi^T)")
+        return psi
+
+    def parse(self, text, flag):
+        """Inline rows ``0.9,0.1;0.1,0.9``, a .npy file or a Parquet file whose columns are
+        the matrix's columns."""
+        if os.path.exists(text):
+            if text.endswith(".npy"):
+                return np.load(text, allow_pickle=False)
+            return read_table(text, flag).to_numpy(dtype=np.float64)
+        try:
+            rows = [[float(x) for x in row.split(",")] for row in text.split(";")
+                    if row.strip()]
+            return np.array(rows, dtype=np.float64)
+        except ValueError:
+            raise ValueError(f"{flag} {text!r}: give rows separated by ';' and values by ',' "
+                             f"(e.g. {flag} '0.9,0.1;0.1,0.9'), a .npy file or a Parquet "
+                             "file") from None
+
+    def default(self, ctx, name, chosen):
+        widths = [_width(v) for v in _chosen_of(ctx, chosen, VertexValues)]
+        width = next((w for w in widths if w), None)  # k of the vertex values
+        return _homophily(width or (ctx.k if ctx.k is not None else 2))
+
+    def generate(self, g, k, rng):
+        return np.full((k, k), 0.1) + 0.8 * np.eye(k)
+
+
+# -------------------------------------------------------------------------------- numbers
+
+
+class Int(Kind):
+    """An integer; ``benchmark``: the benchmarks' value (None: k)."""
+
+    name = "int"
+    what = "an integer"
+    metavar = "N"
+
+    def __init__(self, benchmark: int | None = None):
+        self.benchmark = benchmark
+
+    def parse(self, text, flag):
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError(f"{flag} {text!r} is not an integer") from None
+
+    def generate(self, g, k, rng):
+        return k if self.benchmark is None else self.benchmark
+
+
+class Count(Int):
+    """An algorithm's k (classes, factors, core order): ``--k``, else the classes of the
+    labels given, else 2."""
+
+    def default(self, ctx, name, chosen):
+        if ctx.k is not None:
+            return ctx.k
+        labels = _chosen_of(ctx, chosen, Labels)
+        return _classes(labels[0]) if labels else 2
+
+
+class Float(Kind):
+    """A number."""
+
+    name = "float"
+    what = "a number"
+    metavar = "X"
+
+    def parse(self, text, flag):
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{flag} {text!r} is not a number") from None
+
+
+VERTEX, VERTICES, LABELS = Vertex(), Vertices(), Labels()
+VALUES, POSITIVE_VALUES = VertexValues(), VertexValues(offset=0.5)
+DISTRIBUTION, SIDES = Distribution(), Sides()
+MATRIX, FLOAT = Matrix(), Float()
+COUNT, CORE_ORDER = Count(), Count(benchmark=1)
+
+#: The default object of each kind name.
+KINDS = {k.name: k for k in (VERTEX, VERTICES, VALUES, LABELS, MATRIX, Int(), FLOAT)}
+
+
+def kind(value) -> Kind:
+    """``value`` if a :class:`Kind`, else the default kind of that name (ValueError)."""
+    if isinstance(value, Kind):
+        return value
+    if value not in KINDS:
+        raise ValueError(f"Input kind must be one of {tuple(KINDS)}, got {value!r}")
+    return KINDS[value]
+
+
+# ------------------------------------------------------------------------- entry points
+
+
+def wanted(spec, given) -> list:
+    """The inputs of ``spec`` a run passes: those ``given`` (names), the required ones, and one
+    start vertex where the algorithm takes one of several optional ones (bfs, sssp) and none
+    is given."""
+    starts_ = [i for i in spec.inputs if isinstance(i.kind, (Vertex, Vertices))]
+    fill = (starts_ and not any(i.name in given for i in starts_)
+            and not any(i.required for i in starts_))
+    return [i for i in spec.inputs
+            if i.name in given or i.required or (fill and i is starts_[0])]
+
+
+def from_cli(spec, texts: dict, ctx: CliContext) -> dict:
+    """The keyword arguments for ``spec``'s declared inputs from their flags' ``texts``
+    (name -> text, or None when not given): parsed, else the kinds' defaults."""
+    out = {}
+    for inp in wanted(spec, {name for name, text in texts.items() if text is not None}):
+        text = texts.get(inp.name)
+        out[inp.name] = (inp.kind.parse(text, ctx.flag(inp.name)) if text is not None
+                         else inp.kind.default(ctx, inp.name, out))
+    return out
+
+
+def generate(spec, g, k: int, rng, given: dict) -> dict:
+    """Benchmark inputs for ``spec`` on ``g`` with k features: ``given`` (name -> value)
+    where it names an input, else generated from ``rng`` in declaration order."""
+    return {inp.name: given[inp.name] if inp.name in given else inp.kind.generate(g, k, rng)
+            for inp in wanted(spec, given)}
