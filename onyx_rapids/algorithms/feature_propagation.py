@@ -101,10 +101,10 @@ def _iterate(simple, x, inv_sqrt_degree, alpha, iterations, plan):
                 y_next=props.vertex_property(simple, k), inv_sqrt_degree=inv_sqrt_degree)
     info = RunInfo(variant=dict(feature_aware=plan.execution.feature_aware, fold=plan.fold,
                                 direction=plan.direction))
-    run = Run(simple, x, scaled_neighbour, args, plan, info, next="h_next",
+    run = Run(simple, x, scaled_neighbour, args, plan, info, writes="h_next",
               pairs=(("y", "y_next"),))
     policy, stop = Bulk(), NoStop()
-    steps = policy.steps(run, stop, [ops.Vertex(teleport_mix, aggregate="acc")], plan, False)
+    steps = policy.steps(run, stop, [ops.Vertex(teleport_mix, aggregate="acc")], plan)
     h, info = iterate(run, policy, steps, stop, iterations)
     info.converged = True
     return h, info

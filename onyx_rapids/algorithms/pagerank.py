@@ -251,7 +251,8 @@ def _fused(g, source, alpha, tol, max_iter, plan, *, weights=None, weight_key=No
                 else xp.zeros(1, dtype=np.float32))
     auto = execution.change_driven == "auto"
     # the kernel watches for the switch unless change-driven was measured not to pay here
-    policy = Auto.on(g, weighted_share if weights is not None else share, 1, _case(source))
+    policy = Auto.on(g, weighted_share if weights is not None else share, 1, _case(source)) \
+        if auto else None
     watch = auto and policy.watching
     started = time.perf_counter()
     iterations, converged, switched = fused_kernel.run(

@@ -37,13 +37,12 @@ from .driver import propagate
 from .engines import fused_choice
 from .loop import Run, iterate
 from .plan import Plan
-from .policies import (BULK, CHANGE_DRIVEN, SELDOM, SELDOM_RUNS, SLOW_ITERATIONS, Auto, Bulk,
-                       ChangeDriven, auto_memo, judge, judge_continuation, record_bulk, seldom)
-from .steps import _Replay, edge
+from .policies import (SELDOM_RUNS, SLOW_ITERATIONS, Auto, Bulk, auto_memo, judge,
+                       judge_continuation, record_bulk, seldom)
+from .steps import _Replay
 from .stops import L1ChangeTest, MaxChangeTest, NoStop, max_change_test, moved_edges
 
-__all__ = ["propagate", "fused_choice", "Run", "iterate", "Plan", "BULK", "CHANGE_DRIVEN",
-           "SELDOM", "SELDOM_RUNS", "SLOW_ITERATIONS", "Auto", "Bulk", "ChangeDriven",
-           "auto_memo", "judge", "judge_continuation", "record_bulk", "seldom", "_Replay",
-           "edge", "L1ChangeTest", "MaxChangeTest", "NoStop", "max_change_test",
-           "moved_edges"]
+__all__ = ["propagate", "fused_choice", "Run", "iterate", "Plan", "SELDOM_RUNS",
+           "SLOW_ITERATIONS", "Auto", "Bulk", "auto_memo", "judge", "judge_continuation",
+           "record_bulk", "seldom", "_Replay", "L1ChangeTest", "MaxChangeTest", "NoStop",
+           "max_change_test", "moved_edges"]

@@ -15,16 +15,16 @@ from ... import properties as props
 
 
 class Run:
-    """One run's rows and what its steps read; ``next`` names the buffer the update writes
+    """One run's rows and what its steps read; ``writes`` names the buffer the update writes
     (swapped with ``x`` after each iteration, with the ``pairs`` of ``args`` names)."""
 
     def __init__(self, g, x, contribution, args, plan, info, *, threshold=0.0,
-                 next="x_next", pairs=()):
+                 writes="x_next", pairs=()):
         self.g, self.contribution, self.info, self.threshold = g, contribution, info, threshold
         self.k = x.shape[1]
         self.x = props.copy(x)
-        self.args = dict(args, **{next: props.vertex_property(g, self.k)})
-        self.next, self.pairs = next, pairs
+        self.args = dict(args, **{writes: props.vertex_property(g, self.k)})
+        self.writes, self.pairs = writes, pairs
         self.opts = plan.options(self.k)
         self.pull_fraction = plan.execution.pull_fraction
         self.delta = self.active = None
@@ -36,7 +36,7 @@ class Run:
 
     def swap(self):
         args = self.args
-        self.x, args[self.next] = args[self.next], self.x
+        self.x, args[self.writes] = args[self.writes], self.x
         for a, b in self.pairs:
             args[a], args[b] = args[b], args[a]
 

@@ -42,14 +42,16 @@ SELDOM = 0.1
 
 
 class Bulk:
-    """Every iteration bulk."""
+    """Every iteration bulk.  A policy gives the steps it runs by mode (``steps``), names
+    each iteration's mode (``mode``), learns from its outcome (``record``) and from the
+    whole run (``finish``); ``variant`` overrides facts of the run's record."""
 
     variant: dict = {}
 
-    def steps(self, run, stop, update, plan, local):
+    def steps(self, run, stop, update, plan, local=False) -> dict:
         return {BULK: bulk_step(run, stop, update, plan)}
 
-    def mode(self, run):
+    def mode(self, run) -> str:
         return BULK
 
     def record(self, run, mode, done):
@@ -62,7 +64,7 @@ class Bulk:
 class ChangeDriven(Bulk):
     """Every iteration change-driven (PageRank-Delta, ONYX 4.2): the first pushes every row."""
 
-    def steps(self, run, stop, update, plan, local):
+    def steps(self, run, stop, update, plan, local=False):
         run.args.update(delta_next=props.vertex_property(run.g, run.k),
                         threshold=float(run.threshold))
         step = change_driven_step(run, stop, update, fold=plan.fold, direction=plan.direction,
@@ -93,7 +95,7 @@ class Auto:
         """Whether runs watch for the switch (else they are bulk: change-driven did not pay)."""
         return not self.memo.get("bulk only")
 
-    def steps(self, run, stop, update, plan, local):
+    def steps(self, run, stop, update, plan, local=False):
         g, args = run.g, run.args
         args.update(threshold=float(run.threshold), delta_next=props.vertex_property(g, run.k),
                     out_degree=g.out_degree, moved_edges=device.zeros(1, np.int64))
