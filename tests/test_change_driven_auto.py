@@ -92,12 +92,12 @@ def test_bulk_iterations_count_the_movers_out_edges_in_their_stop_test(monkeypat
     """Under "auto" a bulk iteration's in-kernel stop test (label propagation's) adds up the
     moved rows' out-edges, so the rows are compared in a pass of their own only at the switch:
     with pull_fraction 0 never, with 1 once; the results stay bulk's."""
-    from onyx_rapids.algorithms import _propagate
+    from onyx_rapids.algorithms._propagate import stops
 
     calls, counts = [], []
-    real_rows, real_count = props.moved_rows, _propagate.moved_edges
+    real_rows, real_count = props.moved_rows, stops.moved_edges
     monkeypatch.setattr(props, "moved_rows", lambda *a: calls.append(1) or real_rows(*a))
-    monkeypatch.setattr(_propagate, "moved_edges",
+    monkeypatch.setattr(stops, "moved_edges",
                         lambda args: counts.append(real_count(args)) or counts[-1])
     g = _path(10)
     seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})
@@ -132,15 +132,16 @@ def test_a_slower_change_driven_iteration_goes_back_to_bulk_and_is_remembered(mo
     import itertools
 
     from onyx_rapids.algorithms import _propagate
+    from onyx_rapids.algorithms._propagate import policies, steps
     # launched steps: a replayed step's first run and recording are not judged either
-    monkeypatch.setattr(_propagate, "REPLAY", False)
+    monkeypatch.setattr(steps, "REPLAY", False)
     g = _path()
     sources = device.to_host(g.vertices)[[0]]
     # an iteration that builds a kernel is not judged: build them on a twin graph first
     personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto", fused=False)
     # every interval a little longer than the last (not twice as long: see judge)
     ticks = itertools.accumulate(1 + 1e-3 * i for i in itertools.count())
-    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
+    monkeypatch.setattr(policies.time, "perf_counter", lambda: float(next(ticks)))
     first = personalized_pagerank(g, sources, alpha=0.5, change_driven="auto", fused=False,
                                   return_info=True)[1]
     one, slow = first.modes.index(CD), _propagate.SLOW_ITERATIONS
@@ -193,16 +194,17 @@ def test_a_fused_run_whose_hand_over_costs_more_than_bulk_stays_bulk(monkeypatch
     import itertools
 
     from onyx_rapids.algorithms import _propagate
-    monkeypatch.setattr(_propagate, "REPLAY", False)
+    from onyx_rapids.algorithms._propagate import policies, steps
+    monkeypatch.setattr(steps, "REPLAY", False)
     g = _path()
     sources = device.to_host(g.vertices)[[0]]
     personalized_pagerank(_path(), sources, alpha=0.5, change_driven="auto")  # build kernels
     # the iterations alone never look slow: only the whole continuation is judged here
-    monkeypatch.setattr(_propagate, "judge", lambda memo, seconds: False)
+    monkeypatch.setattr(policies, "judge", lambda memo, seconds: False)
     # a clock that reads a second later each time: a bulk iteration reads it twice, the
     # continuation many more times for its set-up and switch
     ticks = itertools.count()
-    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: float(next(ticks)))
+    monkeypatch.setattr(policies.time, "perf_counter", lambda: float(next(ticks)))
     first, again = (personalized_pagerank(g, sources, alpha=0.5, change_driven="auto",
                                           return_info=True)[1] for _ in range(2))
     assert CD in first.modes and first.converged
@@ -214,16 +216,17 @@ def test_runs_that_never_switch_stop_watching_and_then_run_the_bulk_iteration(mo
     """After SELDOM_RUNS watched runs on a graph without a change-driven iteration, auto
     runs the bulk iteration itself (no mover counts); its result and modes are bulk's."""
     from onyx_rapids.algorithms import _propagate
+    from onyx_rapids.algorithms._propagate import driver
     g = _path(10)
     seeds = pd.DataFrame({"vertex": [0, 9], "label": [0, 1]})
     runs = []
-    real = _propagate.propagate
+    real = driver.iterate
 
-    def recording(*a, execution, **kw):
-        runs.append(execution.change_driven)
-        return real(*a, execution=execution, **kw)
+    def recording(run, policy, *a):
+        runs.append(type(policy))
+        return real(run, policy, *a)
 
-    monkeypatch.setattr(_propagate, "propagate", recording)
+    monkeypatch.setattr(driver, "iterate", recording)
     bulk = to_pandas(label_propagation(g, seeds, k=2))[["lp_0", "lp_1"]].to_numpy()
     runs.clear()
     infos = [label_propagation(g, seeds, k=2, change_driven="auto", pull_fraction=0.0,
@@ -232,7 +235,7 @@ def test_runs_that_never_switch_stop_watching_and_then_run_the_bulk_iteration(mo
     memo = next(v for key, v in g._cache.items() if key[:2] == ("propagate", "auto"))
     assert memo["seldom"] == _propagate.SELDOM_RUNS and memo["bulk only"]
     df, info = label_propagation(g, seeds, k=2, change_driven="auto", return_info=True)
-    assert runs[-1] is False  # the bulk run, not a watched one
+    assert runs[-1] is _propagate.Bulk  # the bulk run, not a watched one
     assert info.modes == [BULK] * info.iterations and info.variant["change_driven"] == "auto"
     assert np.abs(to_pandas(df)[["lp_0", "lp_1"]].to_numpy() - bulk).max() <= 1e-6
 
@@ -268,9 +271,9 @@ def test_local_change_driven_steps_visit_only_what_the_push_reached(monkeypatch,
     change-driven vertex step visits the vertices the push marked (the walk's front on a path,
     a few of n), and the ranks equal the non-local run's and the oracle's."""
     from onyx_rapids import frontier, operators as ops
-    from onyx_rapids.algorithms import _propagate
+    from onyx_rapids.algorithms._propagate import plan, policies, steps
 
-    monkeypatch.setattr(_propagate, "REPLAY", False)  # every step launched: recorded here
+    monkeypatch.setattr(steps, "REPLAY", False)  # every step launched: recorded here
     visits = []
     real = ops.vertexmap
 
@@ -279,14 +282,14 @@ def test_local_change_driven_steps_visit_only_what_the_push_reached(monkeypatch,
         visits.append(g.n if bits is None else frontier.count(bits))
         return real(g, steps, args, **kw)
 
-    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: 0.0)  # the guard never fires
+    monkeypatch.setattr(policies.time, "perf_counter", lambda: 0.0)  # the guard never fires
     g = _path(24)
     src, dst = csr_edges(g)
     start = int(device.to_host(g.to_internal(np.array([0])))[0])
     expected = oracles.pagerank(g.n, src, dst, alpha=0.5, teleport=np.eye(g.n)[start])
     runs = {}
     for local in (True, False):
-        monkeypatch.setattr(_propagate, "LOCAL", local)
+        monkeypatch.setattr(plan, "LOCAL", local)
         monkeypatch.setattr(ops, "vertexmap", recording)
         visits.clear()
         df, info = personalized_pagerank(g, device.to_host(g.vertices)[[0]], alpha=0.5,
@@ -323,10 +326,11 @@ def test_ppr_is_local_when_its_dangling_vertices_are_isolated_from_the_walk(monk
     no mass, so the run is local; a sink the walk reaches, a uniform teleport or an isolated
     source are not.  Local or not, the ranks are the oracle's."""
     from onyx_rapids.algorithms import _propagate
+    from onyx_rapids.algorithms._propagate import policies
 
     seen = []
     real = _propagate.propagate
-    monkeypatch.setattr(_propagate.time, "perf_counter", lambda: 0.0)
+    monkeypatch.setattr(policies.time, "perf_counter", lambda: 0.0)
     monkeypatch.setattr("onyx_rapids.algorithms.pagerank.propagate",
                         lambda *a, **kw: seen.append(kw.get("local", False)) or real(*a, **kw))
     n = 10
@@ -359,7 +363,7 @@ def test_ppr_is_local_when_its_dangling_vertices_are_isolated_from_the_walk(monk
 def test_local_steps_replayed_as_cuda_graphs_give_the_launched_results(monkeypatch):
     """On the GPU a local change-driven step is recorded once as a CUDA graph and replayed:
     the ranks are those of the launched steps, and replays happened."""
-    from onyx_rapids.algorithms import _propagate
+    from onyx_rapids.algorithms._propagate import steps
 
     side = 64  # a grid: the walk from a corner stays local for many steps
     ids = np.arange(side * side).reshape(side, side)
@@ -369,10 +373,10 @@ def test_local_steps_replayed_as_cuda_graphs_give_the_launched_results(monkeypat
     sources = [0, 2080]
     runs = {}
     for replay in (False, True):
-        monkeypatch.setattr(_propagate, "REPLAY", replay)
-        before = _propagate._Replay.replays
+        monkeypatch.setattr(steps, "REPLAY", replay)
+        before = steps._Replay.replays
         runs[replay] = to_pandas(personalized_pagerank(g, sources, change_driven=True,
                                                        fused=False))
-        assert (_propagate._Replay.replays > before) == replay
+        assert (steps._Replay.replays > before) == replay
     cols = ["ppr_0", "ppr_1"]
     np.testing.assert_array_equal(runs[True][cols].to_numpy(), runs[False][cols].to_numpy())

@@ -11,17 +11,15 @@ h(v) / d_v and the teleport, and writes both h and y of the next iteration.
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 from numba import cuda
 
-from .. import device, operators as ops, properties as props, streaming
+from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
-from .. import inputs
-from ..registry import Input, Refuse, algorithm, unsupported
-from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
+from ..registry import Input, Refuse, algorithm
+from ._common import PULL_FOLD, RunInfo, finish
+from ._propagate import Bulk, NoStop, Plan, Run, fused_choice, iterate
 
 
 scaled_neighbour = ops.Gather("y", "acc")  # y[u] = D^-1/2 h[u]: the edge brings y[u, f]
@@ -77,60 +75,39 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
         raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
     if int(iterations) != iterations or iterations < 0:
         raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-    direction, fold = pull_fold_direction(execution), execution.fold
-    feature_aware, block_size = execution.feature_aware, execution.block_size
+    plan = Plan.of(execution)
     x = inputs.VALUES.normalize(g, features, "features")
     k = x.shape[1]
     simple = g.simple_undirected()
     degree = device.xp.diff(simple.out_offsets).astype(np.float64) + 1.0  # A + I
     inv_sqrt_degree = props.column(1.0 / device.xp.sqrt(degree))
-    args = dict(x=x, alpha=float(alpha),
-                h_next=props.vertex_property(g, k), y_next=props.vertex_property(g, k),
-                inv_sqrt_degree=inv_sqrt_degree)
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size, width=execution.width,
-                edge_access=execution.edge_access)
-    if _fused_choice(execution, k, fold, direction, simple):
+    if fused_choice("feature_propagation", simple, plan, width=k, nbytes=simple.m * 4,
+                    too_wide="the fused kernel propagates one feature column; these "
+                    f"features have {k}"):
         h = _fused(simple, x, inv_sqrt_degree, alpha, int(iterations), execution)
         info = RunInfo(iterations=int(iterations), converged=True,
-                       variant=dict(feature_aware=feature_aware, fold=True, fused=True,
-                                    direction="pull"))
+                       variant=dict(feature_aware=execution.feature_aware, fold=True,
+                                    fused=True, direction="pull"))
         return finish(g, "feature_propagation", {"h_*": h}, info, return_info)
-    h, y = props.copy(x), x * inv_sqrt_degree
-    info = RunInfo(variant=dict(feature_aware=feature_aware, fold=fold, direction=direction))
-    for info.iterations in range(1, int(iterations) + 1):
-        call = dict(args, y=y)
-        mix = ops.Vertex(teleport_mix, aggregate="acc")
-        if fold:  # the aggregate stays in registers
-            ops.foldmap(simple, [dataclasses.replace(scaled_neighbour, store=False), mix],
-                        call, direction="pull", **opts)
-        else:
-            if "acc" not in args:
-                args["acc"] = props.vertex_property(g, k)
-            call["acc"] = props.fill(args["acc"], 0.0)
-            ops.foldmap(simple, [scaled_neighbour], call, direction=direction, **opts)
-            ops.vertexmap(simple, mix, call, **opts)
-        h, args["h_next"] = args["h_next"], h
-        y, args["y_next"] = args["y_next"], y
-    info.converged = True  # a fixed number of iterations, as APPNP
+    h, info = _iterate(simple, x, inv_sqrt_degree, alpha, int(iterations), plan)
     return finish(g, "feature_propagation", {"h_*": h}, info, return_info)
 
 
-def _fused_choice(execution, k: int, fold: bool, direction, simple) -> bool:
-    """Whether the run takes the fused kernel: ``fused`` as given, or when None with one
-    feature column, folded and pulling, on a graph with edges whose CSC, if placed on the
-    host, fits on the device for the call or cannot be streamed either
-    (:mod:`onyx_rapids.streaming`: else the generated pull streams it)."""
-    if execution.fused is None:
-        return k == 1 and fold and direction in (None, "pull") and simple.m > 0 \
-            and execution.edge_access is None and (not streaming.preferred(simple) or
-                                                    streaming.whole_fits(simple, simple.m * 4))
-    if execution.fused and k != 1:
-        raise unsupported("feature_propagation", "fused=True", "the fused kernel propagates "
-                          f"one feature column; these features have {k}")
-    if execution.fused and not (fold and direction in (None, "pull")):
-        raise unsupported("feature_propagation", "fused=True", "the fused kernel runs folded, "
-                          "pulling iterations; leave fold and direction unset")
-    return execution.fused
+def _iterate(simple, x, inv_sqrt_degree, alpha, iterations, plan):
+    """The iterations through the propagation loop: bulk pulls (or pushes), every one of
+    them (a fixed number, as APPNP: converged)."""
+    k = x.shape[1]
+    args = dict(x=x, alpha=float(alpha), y=x * inv_sqrt_degree,
+                y_next=props.vertex_property(simple, k), inv_sqrt_degree=inv_sqrt_degree)
+    info = RunInfo(variant=dict(feature_aware=plan.execution.feature_aware, fold=plan.fold,
+                                direction=plan.direction))
+    run = Run(simple, x, scaled_neighbour, args, plan, info, writes="h_next",
+              pairs=(("y", "y_next"),))
+    policy, stop = Bulk(), NoStop()
+    steps = policy.steps(run, stop, [ops.Vertex(teleport_mix, aggregate="acc")], plan)
+    h, info = iterate(run, policy, steps, stop, iterations)
+    info.converged = True
+    return h, info
 
 
 def _fused(simple, x, inv_sqrt_degree, alpha, iterations, execution):

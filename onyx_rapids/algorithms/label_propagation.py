@@ -17,7 +17,7 @@ from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
-from ._propagate import bulk_pull_fold, max_change_test, propagate
+from ._propagate import Plan, max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -102,10 +102,8 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         args["weights"] = weights
     contribution = label if weights is None else (
         single_weighted_label if P == 1 else weighted_label)
-    lp, info = propagate(g, lp0, contribution, update, args,
-                         execution=execution,
-                         converged=max_change_test(tol), max_iter=max_iter, threshold=tol,
-                         default_fold=bulk_pull_fold(execution))
+    lp, info = propagate(g, lp0, contribution, update, args, plan=Plan.of(execution),
+                         converged=max_change_test(tol), max_iter=max_iter, threshold=tol)
     columns = {"lp_*": lp}
     if P == 1:
         columns["label"] = lp.argmax(axis=1).astype(np.int32)

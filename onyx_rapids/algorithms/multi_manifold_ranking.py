@@ -16,7 +16,7 @@ from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
-from ._propagate import max_change_test, propagate
+from ._propagate import Plan, max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -41,7 +41,7 @@ def rank_update(f, v, acc, x_next, x0, inv_weight_sum, alpha):
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
                         edge_access=None),
-           refuse=(AUTO_DIRECTION,))
+           defaults=dict(fold=False), refuse=(AUTO_DIRECTION,))
 def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weights=None,
                            execution, return_info=False):
     """Rank every vertex on k manifolds: ``vertex``, ``mmr_0``..``mmr_{k-1}``.
@@ -87,6 +87,6 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
                 x0=mm0)
     update = [ops.Vertex(rank_update, aggregate="acc")]
     mm, info = propagate(g, mm0, weighted_rank, update, args,
-                         execution=execution, converged=max_change_test(tol),
+                         plan=Plan.of(execution), converged=max_change_test(tol),
                          max_iter=max_iter, threshold=tol)
     return finish(g, "multi_manifold_ranking", {"mmr_*": mm}, info, return_info)

@@ -17,7 +17,7 @@ from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, check_common, finish
-from ._propagate import max_change_test, propagate
+from ._propagate import Plan, max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -45,7 +45,7 @@ def mode_update(f, v, acc, x_next, x0, keep):
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
                         edge_access=None),
-           refuse=(AUTO_DIRECTION,))
+           defaults=dict(fold=False), refuse=(AUTO_DIRECTION,))
 def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights=None,
                         execution, return_info=False):
     """``vertex``, ``mml_0``..``mml_{k-1}`` from mmode^0 = ``init`` and J-modality weights.
@@ -95,6 +95,6 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
     args = dict(mixed_weight=mixed, keep=float(1.0 - a.sum()), x0=mmode0)
     update = [ops.Vertex(mode_update, aggregate="acc")]
     mm, info = propagate(g, mmode0, mixed_mode, update, args,
-                         execution=execution, converged=max_change_test(tol),
+                         plan=Plan.of(execution), converged=max_change_test(tol),
                          max_iter=max_iter, threshold=tol)
     return finish(g, "multimodal_learning", {"mml_*": mm}, info, return_info)

@@ -22,14 +22,12 @@ import time
 import numpy as np
 from numba import cuda
 
-from .. import device, operators as ops, properties as props, streaming
+from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
-from .. import inputs
-from ..registry import Input, Refuse, algorithm, unsupported
+from ..registry import Input, Refuse, algorithm
 from ._common import AUTO_DIRECTION, RunInfo, check_common, finish
-from ._propagate import (L1ChangeTest, auto_memo, bulk_pull_fold, judge_continuation, plan,
-                         propagate, record_bulk, seldom)
+from ._propagate import Auto, L1ChangeTest, Plan, fused_choice, propagate
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
@@ -126,14 +124,14 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         teleport_column = inputs.DISTRIBUTION.normalize(g, personalization,
                                                          "personalization")
     sources = device.full(1, UNIFORM if teleport_column is None else PERSONALIZED, np.int64)
-    if _fused_choice("pagerank", g, execution):
+    plan = Plan.of(execution)
+    if _fused_choice("pagerank", g, plan):
         rank, info = _fused(g, UNIFORM if teleport_column is None else PERSONALIZED, alpha, tol,
-                            max_iter, execution, weights=weights,
+                            max_iter, plan, weights=weights,
                             weight_key=_weight_key(g, weight, weights),
                             teleport_column=teleport_column)
         return finish(g, "pagerank", {"pagerank": rank}, info, return_info)
-    rank, info = _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column,
-                          execution)
+    rank, info = _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, plan)
     return finish(g, "pagerank", {"pagerank": rank[:, 0]}, info, return_info)
 
 
@@ -160,37 +158,22 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     check_common(tol, max_iter, alpha)
     ids = inputs.starts(g, None, sources)
     weights = g.weights_for(weight, name="personalized_pagerank", non_negative=True)
-    if _fused_choice("personalized_pagerank", g, execution, sources=ids.size):
-        rank, info = _fused(g, int(ids[0]), alpha, tol, max_iter, execution, weights=weights,
+    plan = Plan.of(execution)
+    if _fused_choice("personalized_pagerank", g, plan, sources=ids.size):
+        rank, info = _fused(g, int(ids[0]), alpha, tol, max_iter, plan, weights=weights,
                             weight_key=_weight_key(g, weight, weights))
         return finish(g, "personalized_pagerank", {"ppr_*": rank[:, None]}, info, return_info)
-    rank, info = _iterate(g, device.asarray(ids), alpha, tol, max_iter, weights, None,
-                          execution)
+    rank, info = _iterate(g, device.asarray(ids), alpha, tol, max_iter, weights, None, plan)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
 
 
-def _fused_choice(name, g, execution, *, sources=1):
-    """Whether the run goes to the fused kernel: ``fused`` as given, or when None, whenever
-    the run is one it can do (bulk, pulling, folded, one teleport source or distribution) and,
-    on a graph placed on the host, its CSC (and weights) fit on the device for the call or
-    cannot be streamed either (:mod:`onyx_rapids.streaming`: else the generated pull streams
-    them, where the fused kernel would read them zero-copy)."""
-    fold, direction = plan(execution, default_fold=bulk_pull_fold(execution))
-    if execution.fused is None:
-        return sources == 1 and execution.change_driven is not True and fold \
-            and direction == "pull" and g.m > 0 and execution.edge_access is None \
-            and _fused_edges_fit(g)
-    if execution.fused and sources != 1:
-        raise unsupported(name, "fused=True", "the fused kernel runs one teleport source or "
-                          f"distribution; it cannot run {sources} sources")
-    return execution.fused
-
-
-def _fused_edges_fit(g) -> bool:
-    """Whether the fused kernel may take a run on ``g``: its edges are on the device, or they
-    fit there whole for the call, or they could not be streamed anyway (read zero-copy)."""
+def _fused_choice(name, g, plan, *, sources=1):
+    """Whether the run goes to the fused kernel (:func:`~._propagate.fused_choice`): one
+    teleport source or distribution, its CSC (and weights) the edges it reads."""
     nbytes = g.m * (np.dtype(g.in_indices.dtype).itemsize + (4 if g.weight_names else 0))
-    return not streaming.preferred(g) or streaming.whole_fits(g, nbytes)
+    return fused_choice(name, g, plan, width=sources, nbytes=nbytes,
+                        too_wide="the fused kernel runs one teleport source or distribution; "
+                        f"it cannot run {sources} sources")
 
 
 def _weight_key(g, weight, weights):
@@ -214,15 +197,15 @@ def _no_dangling_mass(g, dangling_mask, sources, rank) -> bool:
         and not bool(rank[dangling].any())
 
 
-def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_key=None,
+def _fused(g, source, alpha, tol, max_iter, plan, *, weights=None, weight_key=None,
            teleport_column=None):
     """Every iteration in one launch of the fused kernel (:mod:`onyx_rapids.kernels.pagerank`);
     ``source`` (internal id) personalizes the teleport to one vertex, UNIFORM keeps it uniform,
     PERSONALIZED reads ``teleport_column``; ``weights`` (CSR order, cached under
     ``weight_key``) weight the gathers.  Under ``change_driven="auto"`` the kernel stops once
     the moving vertices own at most ``pull_fraction`` of the out-edges and :func:`_iterate`
-    goes on from its ranks."""
-    xp, n = device.xp, g.n
+    goes on from its ranks under the same policy, to which the launch is reported."""
+    xp, n, execution = device.xp, g.n, plan.execution
     inv_out, in_weights = g.cached(("pagerank", "fused shares", weight_key),
                                    lambda: _fused_shares(g, weights))
     work, indices, copied = fused_kernel.resident(g, in_weights if weights is not None
@@ -250,8 +233,9 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
                 else xp.zeros(1, dtype=np.float32))
     auto = execution.change_driven == "auto"
     # the kernel watches for the switch unless change-driven was measured not to pay here
-    memo = auto_memo(g, weighted_share if weights is not None else share, 1, _case(source))
-    watch = auto and not memo.get("bulk only")
+    policy = Auto.on(g, weighted_share if weights is not None else share, 1, _case(source)) \
+        if auto else None
+    watch = auto and policy.watching
     started = time.perf_counter()
     iterations, converged, switched = fused_kernel.run(
         g, work, inv_out, in_weights, ranks, ys, alpha=alpha, source=source, teleport=teleport,
@@ -259,13 +243,8 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
         switch_edges=execution.pull_fraction * g.m if watch else -1.0,
         block_size=execution.block_size, weighted=weights is not None, order=order,
         indices=indices)
-    if watch:  # the bulk time change-driven iterations are judged against (not the first
-        # launch on the graph: it may compile the kernel)
-        if memo.get("fused launches"):
-            record_bulk(memo, time.perf_counter() - started, iterations)
-        memo["fused launches"] = memo.get("fused launches", 0) + 1
-        if not switched:
-            seldom(memo, 0, iterations)
+    if watch:
+        policy.fused_ran(started, iterations, switched)
     info = RunInfo(iterations=iterations, converged=bool(converged),
                    variant=dict(feature_aware=execution.feature_aware,
                                 change_driven="auto" if auto else False, fold=True, fused=True,
@@ -273,13 +252,9 @@ def _fused(g, source, alpha, tol, max_iter, execution, *, weights=None, weight_k
                    directions=["pull"] * iterations, modes=["bulk"] * iterations)
     rank = ranks[iterations % 2]
     if switched and iterations < max_iter:
-        began, compiled = time.perf_counter(), ops.KERNEL_CACHE.misses
         more, rest = _iterate(g, device.full(1, source, np.int64), alpha, tol,
-                              max_iter - iterations, weights, teleport_column, execution,
-                              start=rank.reshape(-1, 1))
-        if ops.KERNEL_CACHE.misses == compiled:  # (a run that built kernels is not judged)
-            device.synchronize()
-            judge_continuation(memo, time.perf_counter() - began, rest.iterations)
+                              max_iter - iterations, weights, teleport_column, plan,
+                              start=rank.reshape(-1, 1), policy=policy)
         rank = more[:, 0]
         info.iterations += rest.iterations
         info.converged = rest.converged
@@ -317,10 +292,10 @@ def _fused_shares(g, weights):
     return inv_out, device.xp.ascontiguousarray(weights[g.in_edge_ids]).astype(np.float32)
 
 
-def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, execution, *,
-             start=None):
+def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, plan, *,
+             start=None, policy=None):
     """The generic iteration (:func:`propagate`) from the teleport vectors, or from ``start``
-    (n x k)."""
+    (n x k) under ``policy`` (the one a fused kernel handed over to)."""
     n, k = g.n, int(sources.shape[0])
     outw = props.out_weight_sums(g, weights)
     dangling_mask = (outw == 0).astype(np.float64)
@@ -342,8 +317,8 @@ def _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, executi
         args["weights"] = weights.reshape(-1, 1)
         edge_fn = weighted_share
     dangling = args["dangling"]
-    common = dict(execution=execution, max_iter=max_iter, threshold=float(tol) / n,
-                  default_fold=bulk_pull_fold(execution), case=_case(int(sources[0])))
+    common = dict(plan=plan, max_iter=max_iter, threshold=float(tol) / n,
+                  case=_case(int(sources[0])), policy=policy)
     if _no_dangling_mass(g, dangling_mask, sources, rank):
         # a vertex's rank reads only its own aggregate, so the stop test runs in the vertex
         # kernel and change-driven steps visit only what their push reached

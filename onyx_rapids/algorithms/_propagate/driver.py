@@ -1,0 +1,45 @@
+"""``propagate``: a propagation's run put together (its rows, stop test, policy and steps) and
+handed to the loop (:func:`~.loop.iterate`)."""
+
+from __future__ import annotations
+
+from .._common import RunInfo
+from . import policies
+from .loop import Run, iterate
+from .stops import Stop
+
+
+def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, threshold,
+              before=None, local=False, case="", policy=None):
+    """Iterate from ``x`` (n x k, copied) until ``converged(x_next, x)`` or ``max_iter``.
+
+    ``contribution(f, u, v, e, rows, ..)`` is the edge function (or an ``ops.Gather`` of
+    ``rows``); ``update`` the vertex steps
+    (:class:`~onyx_rapids.operators.Vertex` with ``aggregate="acc"`` / ``Normalize("acc",
+    ..)``) that write ``x_next`` from the aggregate ``acc`` (and return True); ``args``
+    what they read besides ``state`` (x), ``x_next``, ``rows`` and ``acc`` (bulk folded pulls
+    keep ``acc`` in registers: :data:`~.plan.REGISTERS`).  ``plan``: the run's
+    :class:`~.plan.Plan`.
+    ``threshold``: how far a feature must move for its vertex to push (change-driven).
+    ``before(x)``, if given, runs before the first iteration (e.g. a dangling-mass dot).
+    ``local``: a vertex's update reads nothing that changes but its own aggregate (no global
+    sum such as PageRank's dangling mass), so a change-driven iteration need only visit the
+    vertices its edges reached (:class:`~.steps.Local`).
+    ``case``: with the edge function and k, names what ``change_driven="auto"`` learns on the
+    graph (:func:`~.policies.auto_memo`); ``policy``: the :class:`~.policies.Auto` a fused
+    kernel handed its rows over to.
+    Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
+    ``info.modes`` its mode (bulk or change-driven).
+    """
+    e = plan.execution
+    policy = policy or policies.choose(plan, g, contribution, x.shape[1], case)
+    variant = dict(feature_aware=e.feature_aware, change_driven=e.change_driven,
+                   fold=plan.fold, fused=False, direction=plan.direction)
+    variant.update(policy.variant)
+    run = Run(g, x, contribution, args, plan, RunInfo(variant=variant, directions=[], modes=[]),
+              threshold=threshold)
+    if before is not None:
+        before(run.x)
+    stop = Stop(converged, run.args, in_kernel=not plan.folded_push, k=run.k)
+    steps = policy.steps(run, stop, update, plan, local)
+    return iterate(run, policy, steps, stop, max_iter)
