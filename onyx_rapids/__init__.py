@@ -14,7 +14,7 @@ chosen at import; see :mod:`onyx_rapids.device`.
 from . import device  # first: it decides NUMBA_ENABLE_CUDASIM before numba.cuda is imported
 from . import memory
 from . import datasets, frontier, operators, properties, registry
-from .acc import AccResult, acc
+from .acc import AccOptions, AccResult, acc
 from .algorithms.als import als
 from .algorithms.belief_propagation import belief_propagation
 from .algorithms.bfs import bfs
@@ -29,7 +29,8 @@ from .algorithms.sssp import sssp
 from .algorithms._common import RunInfo
 from .execution import Execution
 from .graph import Graph
-from .operators import Edge, Gather, Normalize, Solve, Vertex, edgemap, foldmap, vertexmap
+from .operators import (Edge, Gather, MapOptions, Normalize, Solve, Vertex, edgemap, foldmap,
+                        vertexmap)
 
 __version__ = "0.1.0"
 
@@ -37,7 +38,7 @@ __version__ = "0.1.0"
 ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
-    "ALGORITHMS", "AccResult", "Edge", "Execution", "Gather", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "AccOptions", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",

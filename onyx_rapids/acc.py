@@ -24,9 +24,9 @@ are split by out-degree into small / medium / large lists run by a thread / a wa
 edges and pushes otherwise, deciding again every iteration (Ligra / SIMD-X).  ``fused=True`` runs
 the whole traversal as one persistent cooperative kernel with grid-wide barriers (its grid is
 sized from the kernel's measured occupancy, so every block is resident and the barrier cannot
-deadlock) instead of several launches and host decisions per iteration.  These options mean
-what the :class:`~onyx_rapids.execution.Execution` fields of the same names mean, and are
-checked by it.
+deadlock) instead of several launches and host decisions per iteration.  These options are
+one :class:`AccOptions` value; they mean what the :class:`~onyx_rapids.execution.Execution`
+fields of the same names mean, and are checked with its messages.
 
 Example (BFS hop counts from vertex 0)::
 
@@ -39,7 +39,8 @@ Example (BFS hop counts from vertex 0)::
 
     dist = cupy.full(g.n, 2**31 - 1, dtype="int32"); dist[0] = 0
     run = onyx.acc(g, dist, hop, combine="min",
-                   active_in=onyx.frontier.from_vertices(g.n, [0]))
+                   active_in=onyx.frontier.from_vertices(g.n, [0]),
+                   options=onyx.AccOptions(direction="push"))
     run.iterations, run.converged
 
 A function that needs more than the state names it (``def relax(u, v, e, dist, weight):
@@ -56,7 +57,7 @@ from numba import cuda
 from . import device, frontier as fr
 from .binding import (bind_to_slots, device_function, parameters, passed_once, prepare_args,
                       py_func)
-from .execution import Execution
+from .execution import checked_options, options_of
 from .kernels import acc as kacc
 from .kernels.codegen import identity
 from .operators import KERNEL_CACHE, launch_kernel, next_pow2
@@ -78,6 +79,54 @@ def always(v, state):
 @cuda.jit(device=True)
 def never(v, state):
     return False
+
+
+@dataclass(frozen=True)
+class AccOptions:
+    """How :func:`acc` runs: one value, checked once (with
+    :class:`~onyx_rapids.execution.Execution`'s messages) where it is made.
+
+    ``direction``, ``pull_fraction``, ``filter``, ``threshold``, ``fused``, ``block_size`` and
+    ``edge_access`` are the :class:`~onyx_rapids.execution.Execution` options of those names
+    (``direction=None`` is "auto", ``fused=None`` False).  ``edge_access`` overrides the
+    degree classes: "naive" gives every worklist vertex a thread, "merged" and "aligned" a
+    warp (a block from ``large_degree`` on), "aligned" with 128-byte-aligned first reads, and
+    pulls then take a warp per vertex; None: "aligned" on a host-placed graph, else "degree"
+    (the classes).  ``medium_degree`` / ``large_degree`` are the out-degrees from which a
+    worklist vertex gets a warp / a block.  ``AccOptions.of(execution)`` takes the fields an
+    Execution has::
+
+        onyx.acc(g, dist, hop, options=onyx.AccOptions.of(execution, fused=True))
+    """
+
+    direction: str = "auto"
+    pull_fraction: float = 0.3
+    filter: str = "jit"
+    threshold: int = 64
+    fused: bool = False
+    block_size: int | None = None
+    edge_access: str | None = None
+    medium_degree: int = 32
+    large_degree: int = 1024
+
+    def __post_init__(self):
+        shared = checked_options(direction=self.direction, pull_fraction=self.pull_fraction,
+                                 filter=self.filter, threshold=self.threshold,
+                                 fused=self.fused, block_size=self.block_size,
+                                 edge_access=self.edge_access)
+        shared["direction"] = shared["direction"] or "auto"
+        shared["fused"] = bool(shared["fused"])
+        medium, large = self.medium_degree, self.large_degree
+        if not 1 <= int(medium) <= int(large):
+            raise ValueError(f"need 1 <= medium_degree <= large_degree, got {medium}, {large}")
+        shared.update(medium_degree=int(medium), large_degree=int(large))
+        for name, value in shared.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def of(cls, execution, **overrides) -> "AccOptions":
+        """The options of ``execution`` (its fields of these names), then ``overrides``."""
+        return options_of(cls, execution, **overrides)
 
 
 @dataclass(frozen=True)
@@ -125,16 +174,13 @@ class AccResult:
                     grid=self.grid)
 
 
-def _check(g, state, combine, max_iter, medium_degree, large_degree):
+def _check(g, state, combine, max_iter):
     if combine not in ("min", "max"):
         raise ValueError(f"combine must be 'min' or 'max' (a vote is 'max' on 0/1), got "
                          f"{combine!r}")
     if max_iter is not None and (isinstance(max_iter, bool)
                                  or not isinstance(max_iter, (int, np.integer)) or max_iter < 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not 1 <= int(medium_degree) <= int(large_degree):
-        raise ValueError(f"need 1 <= medium_degree <= large_degree, got {medium_degree}, "
-                         f"{large_degree}")
     if not device.is_device_array(state) or getattr(state, "ndim", 0) != 1 \
             or state.shape[0] != g.n:
         raise ValueError(f"state must be a 1-D device array of length n = {g.n}, got "
@@ -176,37 +222,22 @@ def _grid(block):
 
 
 def acc(g, state, compute, *, combine="min", active=None, settled=None, args=None,
-        active_in=None, direction="auto", pull_fraction=0.3, filter="jit", threshold=64,
-        fused=False, max_iter=None, block_size=None, medium_degree=32, large_degree=1024,
-        parent=None, edge_access=None, same_offers=False) -> AccResult:
+        active_in=None, max_iter=None, parent=None, same_offers=False,
+        options: AccOptions = AccOptions()) -> AccResult:
     """Run Active-Compute-Combine from ``active_in`` (a bit-vector; None: every vertex) until
     no state improves; ``state`` is updated in place.  Returns an :class:`AccResult`.
 
     See the module docstring for the model.  ``args`` (a dict of name -> device array or
     scalar) gives ``compute``, ``active`` and ``settled`` the parameters they name after the
-    fixed ones.  ``direction``, ``pull_fraction``, ``filter``, ``threshold``, ``fused`` and
-    ``block_size`` are the :class:`~onyx_rapids.execution.Execution` options of those names.
-    ``medium_degree`` / ``large_degree`` are the out-degrees from which a worklist vertex gets a
-    warp / a block.  ``parent`` (an int32 or int64 device array of length n) receives, for
-    every vertex that improved, a u whose offer improved it: a valid parent when every
-    improving offer of one iteration is the same value (BFS levels), not in general (a later,
-    smaller offer may lose the race to write it).  ``edge_access`` (the
-    :class:`~onyx_rapids.execution.Execution` option) overrides the degree classes: "naive"
-    gives every worklist vertex a thread, "merged" and "aligned" a warp (a block from
-    ``large_degree`` on), "aligned" with 128-byte-aligned first reads, and pulls then take a
-    warp per vertex; None: "aligned" on a host-placed graph, else "degree" (the classes).
+    fixed ones.  ``options`` (:class:`AccOptions`) say how it runs.  ``parent`` (an int32 or
+    int64 device array of length n) receives, for every vertex that improved, a u whose offer
+    improved it: a valid parent when every improving offer of one iteration is the same value
+    (BFS levels), not in general (a later, smaller offer may lose the race to write it).
     ``same_offers=True`` promises that every offer made in one iteration is the same value
     (BFS levels: ``state[u] + 1`` over a frontier of one level), so a pull stops reading a
     vertex's in-edges at the first offer (Beamer's bottom-up early exit); a wrong promise
     gives wrong results, so leave it False for anything else."""
-    # the options shared with the algorithms are checked where theirs are: by Execution
-    Execution(direction=direction, pull_fraction=pull_fraction, filter=filter,
-              threshold=threshold, fused=fused, block_size=block_size, edge_access=edge_access)
-    direction = "auto" if direction is None else direction
-    _check(g, state, combine, max_iter, medium_degree, large_degree)
-    if edge_access is None:
-        edge_access = "aligned" if g.placement == "host" else "degree"
-
+    _check(g, state, combine, max_iter)
     if active_in is not None and (getattr(active_in, "shape", None) != (fr.words(g.n),)
                                   or np.dtype(active_in.dtype) != np.uint32):
         raise ValueError(f"active_in must be a uint32 bit-vector of {fr.words(g.n)} words "
@@ -225,24 +256,10 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     if parent is None:
         parent = device.zeros(1, np.int32)
     max_iter = int(max_iter) if max_iter is not None else n + 1
-    block = device.block_threads(block_size, 256, simulator_default=32)
+    kernels, block = _kernels(g, (compute, active, settled), combine, options, track=track,
+                              same_offers=same_offers)
     grid = _grid(block)
-    group = min(32, next_pow2(max(1, round(m / max(n, 1)))))
-    align = 0
-    if edge_access == "naive":
-        medium_degree = large_degree = NO_CLASS
-    elif edge_access in ("merged", "aligned"):
-        medium_degree, group = 1, 32
-        if edge_access == "aligned":
-            # in edges: 128 bytes of the vertex-index arrays (out/in_indices, index_dtype);
-            # in_edge_ids and the weights, no narrower, then start on 128-byte boundaries too
-            align = ALIGN_BYTES // np.dtype(g.index_dtype).itemsize
-    key = ("acc", compute, active, settled, combine, group, int(threshold), int(medium_degree),
-           int(large_degree), block, track, align, bool(same_offers))
-    kernels = KERNEL_CACHE.get(key, lambda: kacc.build(
-        compute, active, settled, combine, group=group, threshold=int(threshold),
-        medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
-        track_parent=track, align=align, first_offer=bool(same_offers)))
+    threshold = options.threshold
 
     ident = device.asarray(np.array([identity(combine, state.dtype)]))
     words = fr.words(n)
@@ -251,11 +268,12 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     queues = device.empty((2, 3, max(n, 1)), np.int32)  # filled before read
     ctr = device.zeros((3, kacc.NC), np.int64)
     trace = device.zeros((min(max_iter, TRACE_ROWS), kacc.NT), np.int64)
-    fmode, dmode = FILTERS[filter], DIRECTIONS[direction]
-    pull_edges = np.int64(float(pull_fraction) * m)
+    fmode, dmode = FILTERS[options.filter], DIRECTIONS[options.direction]
+    pull_edges = np.int64(float(options.pull_fraction) * m)
     off, idx = g.out_offsets, g.out_indices
     in_off, in_idx, in_eid = g.in_offsets, g.in_indices, g.in_edge_ids
 
+    fused = options.fused
     if fused:
         done = device.zeros(1, np.int64)
 
@@ -293,6 +311,33 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     return AccResult(iterations=iterations, converged=_empty(ctr, iterations),
                      push=iterations - pulled, pull=pulled, online=iterations - ballots,
                      ballot=ballots, fused=bool(fused), grid=int(grid), trace=rows)
+
+
+def _kernels(g, functions, combine, options: AccOptions, *, track: bool, same_offers: bool):
+    """``(kernels, block)``: a run's kernels (built once, through the kernel cache) and their
+    block size; ``options.edge_access`` decides the degree classes and the edge reads."""
+    edge_access = options.edge_access
+    if edge_access is None:
+        edge_access = "aligned" if g.placement == "host" else "degree"
+    block = device.block_threads(options.block_size, 256, simulator_default=32)
+    group = min(32, next_pow2(max(1, round(g.m / max(g.n, 1)))))
+    medium_degree, large_degree, align = options.medium_degree, options.large_degree, 0
+    if edge_access == "naive":
+        medium_degree = large_degree = NO_CLASS
+    elif edge_access in ("merged", "aligned"):
+        medium_degree, group = 1, 32
+        if edge_access == "aligned":
+            # in edges: 128 bytes of the vertex-index arrays (out/in_indices, index_dtype);
+            # in_edge_ids and the weights, no narrower, then start on 128-byte boundaries too
+            align = ALIGN_BYTES // np.dtype(g.index_dtype).itemsize
+    compute, active, settled = functions
+    threshold = int(options.threshold)
+    key = ("acc", compute, active, settled, combine, group, threshold, int(medium_degree),
+           int(large_degree), block, track, align, bool(same_offers))
+    return KERNEL_CACHE.get(key, lambda: kacc.build(
+        compute, active, settled, combine, group=group, threshold=threshold,
+        medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
+        track_parent=track, align=align, first_offer=bool(same_offers))), block
 
 
 def _launch(kernel, grid, block, *args):

@@ -53,6 +53,86 @@ def _choice(name, value, legal, *, optional=False):
     return value
 
 
+def _change_driven(name, value):
+    if value == "auto":
+        return value
+    try:
+        return _bool(name, value)
+    except ValueError:
+        raise ValueError(f"{name} must be True, False or 'auto', got {value!r}") from None
+
+
+def _fraction(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.floating)) \
+            or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _block_size(name, value):
+    if value is None:
+        return None
+    if not _is_int(value) or value < 32 or value % 32 or value > 1024:
+        raise ValueError(f"{name} must be None or a multiple of 32 in [32, 1024], got {value!r}")
+    return int(value)
+
+
+def _width(name, value):
+    if value is None:
+        return None
+    if not _is_int(value) or value not in (1, 2, 4):
+        raise ValueError(f"{name} (features per thread) must be None, 1, 2 or 4, got {value!r}")
+    return int(value)
+
+
+def _threshold(name, value):
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"{name} (bin entries per thread) must be a positive integer, got "
+                         f"{value!r}")
+    return int(value)
+
+
+def _reserved(name, value):
+    if value is not None:
+        raise ValueError(f"{name} is reserved for upcoming work and must be None, got {value!r}")
+    return value
+
+
+#: Each option's check, in the order they run: ``check(name, value)`` returns the value
+#: normalized, or raises ValueError naming the option, its legal values and the value.
+_CHECKS = {
+    "feature_aware": _bool,
+    "change_driven": _change_driven,
+    "fold": lambda name, value: _bool(name, value, optional=True),
+    "fused": lambda name, value: _bool(name, value, optional=True),
+    "direction": lambda name, value: _choice(name, value, DIRECTIONS, optional=True),
+    "filter": lambda name, value: _choice(name, value, FILTERS),
+    "edge_access": lambda name, value: _choice(name, value, EDGE_ACCESS, optional=True),
+    "pull_fraction": _fraction,
+    "block_size": _block_size,
+    "width": _width,
+    "threshold": _threshold,
+    "approximation": _reserved,
+    "tuning": _reserved,
+}
+
+
+def checked_options(**values) -> dict:
+    """``values`` (options of :class:`Execution`'s names) checked with its messages, in its
+    order, and normalized; options values of operators (``acc.AccOptions``) check theirs
+    here."""
+    return {name: check(name, values[name]) for name, check in _CHECKS.items()
+            if name in values}
+
+
+def options_of(cls, execution: "Execution", **overrides):
+    """An options dataclass ``cls`` (``operators.MapOptions``, ``acc.AccOptions``) with the
+    fields an :class:`Execution` also has copied from ``execution``, then ``overrides``."""
+    shared = {f.name: getattr(execution, f.name) for f in dataclasses.fields(cls)
+              if f.name in OPTIONS}
+    return cls(**dict(shared, **overrides))
+
+
 @dataclass(frozen=True)
 class Execution:
     """Execution options shared by every algorithm (each supports a subset; see the registry).
@@ -131,44 +211,8 @@ class Execution:
     tuning: object = None
 
     def __post_init__(self):
-        set_ = object.__setattr__
-        set_(self, "feature_aware", _bool("feature_aware", self.feature_aware))
-        if self.change_driven != "auto":
-            try:
-                set_(self, "change_driven", _bool("change_driven", self.change_driven))
-            except ValueError:
-                raise ValueError(f"change_driven must be True, False or 'auto', got "
-                                 f"{self.change_driven!r}") from None
-        set_(self, "fold", _bool("fold", self.fold, optional=True))
-        set_(self, "fused", _bool("fused", self.fused, optional=True))
-        _choice("direction", self.direction, DIRECTIONS, optional=True)
-        _choice("filter", self.filter, FILTERS)
-        _choice("edge_access", self.edge_access, EDGE_ACCESS, optional=True)
-        fraction = self.pull_fraction
-        if isinstance(fraction, (bool, np.bool_)) or not isinstance(fraction, (int, float,
-                                                                               np.floating)) \
-                or not 0.0 <= float(fraction) <= 1.0:
-            raise ValueError(f"pull_fraction must be a number in [0, 1], got {fraction!r}")
-        set_(self, "pull_fraction", float(fraction))
-        block = self.block_size
-        if block is not None:
-            if not _is_int(block) or block < 32 or block % 32 or block > 1024:
-                raise ValueError(f"block_size must be None or a multiple of 32 in [32, 1024], "
-                                 f"got {block!r}")
-            set_(self, "block_size", int(block))
-        if self.width is not None:
-            if not _is_int(self.width) or self.width not in (1, 2, 4):
-                raise ValueError(f"width (features per thread) must be None, 1, 2 or 4, got "
-                                 f"{self.width!r}")
-            set_(self, "width", int(self.width))
-        if not _is_int(self.threshold) or self.threshold < 1:
-            raise ValueError(f"threshold (bin entries per thread) must be a positive integer, "
-                             f"got {self.threshold!r}")
-        set_(self, "threshold", int(self.threshold))
-        for name in ("approximation", "tuning"):
-            if getattr(self, name) is not None:
-                raise ValueError(f"{name} is reserved for upcoming work and must be None, got "
-                                 f"{getattr(self, name)!r}")
+        for name, value in checked_options(**vars(self)).items():
+            object.__setattr__(self, name, value)
 
     def replace(self, **options) -> "Execution":
         """A copy with ``options`` changed (validated; unknown names raise TypeError)."""

@@ -40,9 +40,10 @@ Semantics:
   once its group has walked its in-edges); in ``push`` direction vertex steps must come first (their
   results decide which sources push).  Other orders would read aggregates that other warps are
   still writing, and raise ``ValueError``.
-* ``feature_aware=True`` maps consecutive threads to consecutive features (``next_pow2(k)``
-  threads per property; ``32 / T`` properties per warp up to ``k = 32``, several warps above);
-  ``False`` uses one thread per vertex looping over the features.
+* ``options`` (:class:`MapOptions`, the same from call to call) say how a kernel maps and
+  launches: ``feature_aware=True`` maps consecutive threads to consecutive features
+  (``next_pow2(k)`` threads per property; ``32 / T`` properties per warp up to ``k = 32``,
+  several warps above); ``False`` uses one thread per vertex looping over the features.
 
 Active sets are uint32 bit-vectors (:mod:`onyx_rapids.frontier`); ``active_in=None`` means all
 vertices.  Generated kernels are cached by (functions, steps, k, mapping, direction, launch
@@ -63,7 +64,7 @@ import numpy as np
 from . import device, streaming
 from .binding import (device_function, parameters, passed_once, prepare_args, py_func,
                       reads_argument)
-from .execution import EDGE_ACCESS, _choice
+from .execution import EDGE_ACCESS, _choice, options_of
 from .kernels import codegen
 from .kernels.collective import group_broadcast  # noqa: F401  (for functions taking `lanes`)
 
@@ -214,6 +215,49 @@ class Solve:
     source: str
     into: str
     ridge: str
+
+
+@dataclass(frozen=True)
+class MapOptions:
+    """How a foldmap / edgemap / vertexmap kernel maps and launches (what stays the same from
+    call to call; the features ``k``, active sets and direction are the call's own keywords).
+
+    ``feature_aware``: one thread per feature (``next_pow2(k / width)`` threads per property)
+    or, False, one thread per vertex looping over its features.  ``block_size``: threads per
+    block (None: the kernel's default).  ``width`` (1, 2, 4; None chooses from k): features
+    per thread of a feature-aware pull (see :mod:`onyx_rapids.kernels.codegen`).
+    ``edge_access`` (pull kernels): ``"merged"`` has the lanes of a vertex load runs of
+    consecutive in-edges in one load and shuffle them round (EMOGI's merged access; it needs
+    the warp mapping, k / width <= 32), ``"aligned"`` starts those runs at 128-byte
+    boundaries, ``"degree"`` / ``"naive"`` have each feature group load each in-edge it takes;
+    None: ``"aligned"`` when the graph's edges are placed on the host and the warp mapping
+    gives a property several lanes, else ``"degree"``.  Push kernels already hand a warp's
+    edges to its lanes in runs; a vertexmap checks it and, with no edges to read, changes
+    nothing (so one options value serves an algorithm's edge and vertex kernels).
+    ``max_blocks``: the most blocks a launch takes (None: 16 per multiprocessor).
+    ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
+    float32 of shared memory, alive for the whole kernel: functions that take a parameter
+    named ``scratch`` receive it, so one step can leave values for the next (ONYX 6.2.1).
+
+    The operators check the values when they plan a launch.  ``MapOptions.of(execution)``
+    takes the fields an :class:`~onyx_rapids.execution.Execution` has::
+
+        opts = ops.MapOptions.of(execution)       # or ops.MapOptions(feature_aware=False)
+        ops.foldmap(g, steps, args, k=k, options=opts)
+    """
+
+    feature_aware: bool = True
+    block_size: int | None = None
+    width: int | None = None
+    edge_access: str | None = None
+    max_blocks: int | None = None
+    scratch: int = 0
+
+    @classmethod
+    def of(cls, execution, **overrides) -> "MapOptions":
+        """The options of ``execution`` (its fields of these names), then ``overrides``."""
+        return options_of(cls, execution, **overrides)
+
 
 
 def next_pow2(x: int) -> int:
@@ -417,7 +461,8 @@ def _check_args(args, scratch) -> dict:
     kernels keep for themselves; ``scratch`` a number of floats."""
     args = prepare_args(args, reserved=codegen.FIXED_PARAMS)
     if "scratch" in args:
-        raise ValueError("args key 'scratch' is reserved: pass scratch=N to get shared memory")
+        raise ValueError("args key 'scratch' is reserved: pass options=MapOptions(scratch=N) "
+                         "to get shared memory")
     if "lanes" in args:
         raise ValueError("args key 'lanes' is reserved: functions that take it get the lanes "
                          "of their property's features")
@@ -612,15 +657,16 @@ def _used(specs) -> set:
     return used
 
 
-def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, feature_aware: bool,
-          block_size, max_blocks, scratch: int, width=None, edge_access=None) -> _Plan:
+def _plan(g, checked: _Checked, options: MapOptions, *, all_active: bool,
+          has_active_out: bool) -> _Plan:
     """The kernel spec and launch geometry of a checked call (no launch; the graph's
     heavy-vertex chunks, and the heavy rows' scratch of register aggregates, which it adds to
     ``checked.args``, are built once and cached on it)."""
     n, k, direction, args = g.n, checked.k, checked.direction, checked.args
-    block = device.block_threads(block_size, 128, simulator_default=64)
-    width = _width(checked, feature_aware, width)
-    group, mapping, block = _mapping(k // width, feature_aware, block)
+    scratch, edge_access = options.scratch, options.edge_access
+    block = device.block_threads(options.block_size, 128, simulator_default=64)
+    width = _width(checked, options.feature_aware, options.width)
+    group, mapping, block = _mapping(k // width, options.feature_aware, block)
     coop = 1
     if mapping == "warp" and direction == "pull" and checked.has_edges:
         # several groups of a warp share a vertex's in-edges, about one edge per group
@@ -667,6 +713,7 @@ def _plan(g, checked: _Checked, *, all_active: bool, has_active_out: bool, featu
     )
     per_vertex = group * coop if mapping == "warp" else 1 if mapping == "nfa" else group
     threads = -(-n // 32) * 32 if mapping == "warp" and direction == "push" else n * per_vertex
+    max_blocks = options.max_blocks
     if max_blocks is None:
         max_blocks = 2 if device.is_simulator() else device.multiprocessor_count() * 16
     return _Plan(spec=spec, functions=checked.functions,
@@ -723,7 +770,7 @@ def _reads_edges(specs) -> bool:
 
 def _edge_runs(g, edge_access, mapping: str, direction: str, has_edges: bool, group: int,
                coop: int, streamed: bool = False):
-    """``(runs, align)`` of a pull kernel's in-edge reads for ``edge_access`` (see foldmap):
+    """``(runs, align)`` of a pull kernel's in-edge reads for ``edge_access`` (see MapOptions):
     merged runs of ``group * coop`` edges for "merged", aligned to 128 bytes (or the run, if
     shorter) for "aligned"; when None, aligned runs for edges read from the host (placed
     there and not ``streamed``) if a property has several lanes (with one, the groups of a
@@ -805,51 +852,25 @@ def _launch(g, plan: _Plan, args: dict, active_in, active_out):
             device.grid_size((end - first) * plan.per_vertex, block, plan.max_blocks))
 
 
-def foldmap(
-    g,
-    steps,
-    args=None,
-    *,
-    k: int,
-    active_in=None,
-    active_out=None,
-    direction: str = "pull",
-    feature_aware: bool = True,
-    block_size: int | None = None,
-    max_blocks: int | None = None,
-    scratch: int = 0,
-    width: int | None = None,
-    edge_access: str | None = None,
-):
+def foldmap(g, steps, args=None, *, k: int, active_in=None, active_out=None,
+            direction: str = "pull", options: MapOptions = MapOptions()):
     """Run ``steps`` (Edge / Vertex / Normalize / Solve / MaxChange) as one generated kernel; see
-    the module doc.
+    the module doc; ``options`` (:class:`MapOptions`) say how it maps and launches.
 
-    ``scratch=N`` gives every feature group (every thread when not feature-aware) ``N``
-    float32 of shared memory, alive for the whole kernel: functions that take a parameter
-    named ``scratch`` receive it, so one step can leave values for the next (ONYX 6.2.1).
-    A user function that takes a parameter named ``lanes`` receives, feature-aware with
-    ``k <= 32``, the uint32 mask of the warp lanes that hold features ``0..k-1`` of its property
-    and call it together, so it can share values among them with
+    A user function that takes a parameter named ``scratch`` receives the shared memory of
+    ``options.scratch``.  One that takes a parameter named ``lanes`` receives, feature-aware
+    with ``k <= 32``, the uint32 mask of the warp lanes that hold features ``0..k-1`` of its
+    property and call it together, so it can share values among them with
     :func:`onyx_rapids.kernels.collective.group_broadcast` (ONYX's collaborative operations);
     it receives 0 when the features are not spread over one warp (one thread per vertex, or
     groups wider than a warp, or several features per thread) and must then compute alone.
-    ``width`` (1, 2, 4; None chooses from k): features per thread of a feature-aware pull
-    (see :mod:`onyx_rapids.kernels.codegen`).
-    ``edge_access`` (pull kernels): ``"merged"`` has the lanes of a vertex load runs of
-    consecutive in-edges in one load and shuffle them round (EMOGI's merged access; it needs
-    the warp mapping, k / width <= 32), ``"aligned"`` starts those runs at 128-byte
-    boundaries, ``"degree"`` / ``"naive"`` have each feature group load each in-edge it takes;
-    None: ``"aligned"`` when the graph's edges are placed on the host and the warp mapping
-    gives a property several lanes, else ``"degree"``.  Push kernels already hand a warp's
-    edges to its lanes in runs.
 
     Returns ``active_out``.
     """
-    checked = _check_steps(g, steps, args, k=k, direction=direction, scratch=scratch,
+    checked = _check_steps(g, steps, args, k=k, direction=direction, scratch=options.scratch,
                            active_in=active_in, active_out=active_out)
-    plan = _plan(g, checked, all_active=active_in is None, has_active_out=active_out is not None,
-                 feature_aware=feature_aware, block_size=block_size, max_blocks=max_blocks,
-                 scratch=scratch, width=width, edge_access=edge_access)
+    plan = _plan(g, checked, options, all_active=active_in is None,
+                 has_active_out=active_out is not None)
     _launch(g, plan, checked.args, active_in, active_out)
     return active_out
 
@@ -956,25 +977,12 @@ def _dummy_bits():
     return _DUMMY["bits"]
 
 
-def edgemap(
-    g,
-    fn,
-    into: str,
-    args=None,
-    *,
-    reduce: str = "sum",
-    k: int | None = None,
-    active_in=None,
-    active_out=None,
-    direction: str = "push",
-    feature_aware: bool = True,
-    block_size: int | None = None,
-    width: int | None = None,
-    edge_access: str | None = None,
-):
+def edgemap(g, fn, into: str, args=None, *, reduce: str = "sum", k: int | None = None,
+            active_in=None, active_out=None, direction: str = "push",
+            options: MapOptions = MapOptions()):
     """``into[v, f] = reduce(into[v, f], fn(f, u, v, e, ...))`` over edges with active sources.
 
-    ``k`` defaults to the width of ``args[into]``; ``edge_access`` as in :func:`foldmap`.
+    ``k`` defaults to the width of ``args[into]``; ``options`` as in :func:`foldmap`.
     Returns ``active_out``.
     """
     if k is None:
@@ -982,55 +990,23 @@ def edgemap(
         if target is None:
             raise ValueError(f"into={into!r} is not in args")
         k = target.shape[1] if getattr(target, "ndim", 0) == 2 else 0
-    return foldmap(
-        g,
-        [Edge(fn, into, reduce)],
-        args,
-        k=k,
-        active_in=active_in,
-        active_out=active_out,
-        direction=direction,
-        feature_aware=feature_aware,
-        block_size=block_size,
-        width=width,
-        edge_access=edge_access,
-    )
+    return foldmap(g, [Edge(fn, into, reduce)], args, k=k, active_in=active_in,
+                   active_out=active_out, direction=direction, options=options)
 
 
-def vertexmap(
-    g,
-    fns,
-    args=None,
-    *,
-    k: int,
-    active_in=None,
-    active_out=None,
-    feature_aware: bool = True,
-    block_size: int | None = None,
-    width: int | None = None,
-    edge_access: str | None = None,
-):
+def vertexmap(g, fns, args=None, *, k: int, active_in=None, active_out=None,
+              options: MapOptions = MapOptions()):
     """Run one vertex function, or a list of Vertex/Normalize/Solve/MaxChange steps, on the
-    active vertices.  ``edge_access`` is checked and, with no edges to read, changes nothing
-    (so one set of options serves an algorithm's edge and vertex kernels)."""
+    active vertices; ``options`` as in :func:`foldmap`."""
     steps = fns if isinstance(fns, (list, tuple)) else [fns]
     steps = [s if isinstance(s, (Vertex, Normalize, Solve, MaxChange)) else Vertex(s)
              for s in steps]
-    return foldmap(
-        g,
-        steps,
-        args,
-        k=k,
-        active_in=active_in,
-        active_out=active_out,
-        direction="pull",
-        feature_aware=feature_aware,
-        block_size=block_size,
-        width=width,
-        edge_access=edge_access,
-    )
+    return foldmap(g, steps, args, k=k, active_in=active_in, active_out=active_out,
+                   direction="pull", options=options)
 
 
-def normalize(g, name: str, args, *, k: int, segment: int | None = None, into=None, **options):
+def normalize(g, name: str, args, *, k: int, segment: int | None = None, into=None,
+              active_in=None, active_out=None, options: MapOptions = MapOptions()):
     """Collaborative L1 normalization of the rows of ``args[name]`` (see :class:`Normalize`)."""
-    return vertexmap(g, [Normalize(name, into, segment)], args, k=k, **options)
+    return vertexmap(g, [Normalize(name, into, segment)], args, k=k, active_in=active_in,
+                     active_out=active_out, options=options)

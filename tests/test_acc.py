@@ -7,7 +7,7 @@ from numba import cuda
 
 import oracles_traversal as oracle
 from graphs import build, csr_edges
-from onyx_rapids import Graph, acc, device, frontier
+from onyx_rapids import AccOptions, Execution, Graph, acc, device, frontier
 from onyx_rapids.acc import AccResult
 
 UNREACHED = 2**31 - 1
@@ -77,8 +77,8 @@ def test_bfs_in_every_mode(name, filter, fused, direction):
     src, dst = csr_edges(g)
     dist = _bfs_state(g, 0)
     info = acc(g, dist, hop, settled=reached, active_in=frontier.from_vertices(g.n, [0]),
-               filter=filter, fused=fused, direction=direction, threshold=2,
-               medium_degree=4, large_degree=8)
+               options=AccOptions(filter=filter, fused=fused, direction=direction, threshold=2,
+                                  medium_degree=4, large_degree=8))
     np.testing.assert_array_equal(device.to_host(dist), oracle.bfs(g.n, src, dst, 0))
     assert isinstance(info, AccResult)
     assert info.converged and info.fused is fused
@@ -100,19 +100,21 @@ def test_bfs_in_every_mode(name, filter, fused, direction):
 def test_jit_switches_to_ballot_only_on_overflow():
     g = GRAPHS["classes"]
     roomy = acc(g, _bfs_state(g, 0), hop, active_in=frontier.from_vertices(g.n, [0]),
-                threshold=64, direction="push")
+                options=AccOptions(threshold=64, direction="push"))
     tight = acc(g, _bfs_state(g, 0), hop, active_in=frontier.from_vertices(g.n, [0]),
-                threshold=1, direction="push")
+                options=AccOptions(threshold=1, direction="push"))
     assert roomy.ballot == 0
     assert 0 < tight.ballot < tight.iterations  # the hub's level overflows, the tail not
 
 
 def test_auto_direction_follows_pull_fraction():
     g = GRAPHS["random"]
-    always_pull = acc(g, _bfs_state(g, 0), hop, settled=reached, pull_fraction=0.0,
-                      active_in=frontier.from_vertices(g.n, [0]))
-    never_pull = acc(g, _bfs_state(g, 0), hop, settled=reached, pull_fraction=1.0,
-                     active_in=frontier.from_vertices(g.n, [0]))
+    always_pull = acc(g, _bfs_state(g, 0), hop, settled=reached,
+                      active_in=frontier.from_vertices(g.n, [0]),
+                      options=AccOptions(pull_fraction=0.0))
+    never_pull = acc(g, _bfs_state(g, 0), hop, settled=reached,
+                     active_in=frontier.from_vertices(g.n, [0]),
+                     options=AccOptions(pull_fraction=1.0))
     # pull once the frontier's out-edges exceed the fraction: with 0, every level that has any
     assert always_pull.pull == int((always_pull.trace[:, 3] > 0).sum()) > 0
     assert never_pull.push == never_pull.iterations
@@ -143,8 +145,9 @@ def test_same_offers_pull_stops_early_with_the_same_levels_and_valid_parents(mak
     expected = oracle.bfs(g.n, src, dst, source)
     dist = _bfs_state(g, source)
     parent = device.full(g.n, -1, np.int32)
-    run = acc(g, dist, hop, settled=reached, direction="pull", same_offers=True, fused=fused,
-              parent=parent, active_in=frontier.from_vertices(g.n, [source]))
+    run = acc(g, dist, hop, settled=reached, same_offers=True,
+              parent=parent, active_in=frontier.from_vertices(g.n, [source]),
+              options=AccOptions(direction="pull", fused=fused))
     got, par = device.to_host(dist), device.to_host(parent)
     np.testing.assert_array_equal(got, expected)
     assert run.pull == run.iterations > 1
@@ -161,7 +164,7 @@ def test_float_state_with_named_weights_is_bellman_ford(fused):
     dist = device.full(g.n, np.inf, np.float32)
     dist[2] = 0.0
     acc(g, dist, path_length, args={"weight": device.asarray(w)},
-        active_in=frontier.from_vertices(g.n, [2]), fused=fused)
+        active_in=frontier.from_vertices(g.n, [2]), options=AccOptions(fused=fused))
     expected = oracle.sssp(g.n, src, dst, w.astype(np.float64), 2)
     np.testing.assert_allclose(device.to_host(dist), expected, rtol=1e-5)
 
@@ -186,7 +189,7 @@ def test_max_combine_is_a_vote(direction):
     mark = device.zeros(g.n, np.int32)
     mark[3] = 1
     acc(g, mark, spread_vote, combine="max", active_in=frontier.from_vertices(g.n, [3]),
-        direction=direction)
+        options=AccOptions(direction=direction))
     reach = oracle.bfs(g.n, src, dst, 3) < UNREACHED
     np.testing.assert_array_equal(device.to_host(mark).astype(bool), reach)
 
@@ -205,7 +208,8 @@ def test_functions_get_their_args_by_name():
         assert (got[reached_:] == UNREACHED).all() and run.converged
     # an argument bound to the state array itself reads the state (passed once, not copied)
     dist = _bfs_state(g, 0)
-    acc(g, dist, offer_from_other, args={"other": dist}, active_in=start, fused=True)
+    acc(g, dist, offer_from_other, args={"other": dist}, active_in=start,
+        options=AccOptions(fused=True))
     assert device.to_host(dist).tolist() == list(range(10))
 
 
@@ -215,7 +219,7 @@ def test_max_iter_stops_early_and_says_so():
     for fused in (False, True):
         dist = _bfs_state(g, 0)
         info = acc(g, dist, hop, active_in=frontier.from_vertices(g.n, [0]), max_iter=3,
-                   fused=fused)
+                   options=AccOptions(fused=fused))
         assert info.iterations == 3 and not info.converged
         assert device.to_host(dist)[:4].tolist() == [0, 1, 2, 3]
         assert device.to_host(dist)[4] == UNREACHED
@@ -227,13 +231,13 @@ def test_bad_arguments_raise_clear_errors():
     with pytest.raises(ValueError, match="combine"):
         acc(g, dist, hop, combine="sum")
     with pytest.raises(ValueError, match="filter"):
-        acc(g, dist, hop, filter="bins")
+        acc(g, dist, hop, options=AccOptions(filter="bins"))
     with pytest.raises(ValueError, match="direction"):
-        acc(g, dist, hop, direction="up")
+        acc(g, dist, hop, options=AccOptions(direction="up"))
     with pytest.raises(ValueError, match="threshold"):
-        acc(g, dist, hop, threshold=0)
+        acc(g, dist, hop, options=AccOptions(threshold=0))
     with pytest.raises(ValueError, match="pull_fraction"):
-        acc(g, dist, hop, pull_fraction=2)
+        acc(g, dist, hop, options=AccOptions(pull_fraction=2))
     with pytest.raises(ValueError, match="max_iter"):
         acc(g, dist, hop, max_iter=0)
     with pytest.raises(ValueError, match="state"):
@@ -243,13 +247,33 @@ def test_bad_arguments_raise_clear_errors():
     with pytest.raises(ValueError, match="active_in must be a uint32 bit-vector"):
         acc(g, dist, hop, active_in=device.zeros(3, np.int32))
     with pytest.raises(ValueError, match="block_size"):
-        acc(g, dist, hop, block_size=48)
+        acc(g, dist, hop, options=AccOptions(block_size=48))
     with pytest.raises(ValueError, match="path_length takes 'weight', which args does not hold"):
         acc(g, dist, path_length, args={"wait": device.zeros(g.m, np.float32)})
     with pytest.raises(TypeError, match=r"compute .* must take \(u, v, e, state, ...\)"):
         acc(g, dist, lambda u, v: 0)
     with pytest.raises(ValueError, match="medium_degree"):
-        acc(g, dist, hop, medium_degree=10, large_degree=5)
+        acc(g, dist, hop, options=AccOptions(medium_degree=10, large_degree=5))
+
+
+def test_options_are_one_value_checked_with_executions_messages():
+    for bad in (dict(filter="bins"), dict(direction="up"), dict(threshold=0),
+                dict(pull_fraction=2), dict(block_size=48), dict(fused="yes"),
+                dict(edge_access="scattered")):
+        with pytest.raises(ValueError) as ours:
+            AccOptions(**bad)
+        with pytest.raises(ValueError) as executions:
+            Execution(**bad)
+        assert str(ours.value) == str(executions.value)
+    e = Execution(direction="push", pull_fraction=0.5, filter="ballot", threshold=8,
+                  block_size=64, edge_access="naive", feature_aware=False)
+    assert AccOptions.of(e, large_degree=64) == AccOptions(
+        direction="push", pull_fraction=0.5, filter="ballot", threshold=8, fused=False,
+        block_size=64, edge_access="naive", large_degree=64)
+    assert (AccOptions.of(Execution()).direction, AccOptions(fused=None).fused) == ("auto", False)
+    g = GRAPHS["random"]
+    with pytest.raises(TypeError, match="fused"):
+        acc(g, _bfs_state(g, 0), hop, fused=True)  # the options are one value, not keywords
 
 
 @pytest.mark.parametrize("direction, fused", [("push", False), ("pull", True), ("auto", False)])
@@ -258,8 +282,8 @@ def test_parents_of_a_level_synchronous_search_are_valid(direction, fused):
     src, dst = csr_edges(g)
     dist = _bfs_state(g, 4)
     parent = device.full(g.n, -1, np.int32)
-    acc(g, dist, hop, settled=reached, active_in=frontier.from_vertices(g.n, [4]),
-        direction=direction, fused=fused, parent=parent)
+    acc(g, dist, hop, settled=reached, active_in=frontier.from_vertices(g.n, [4]), parent=parent,
+        options=AccOptions(direction=direction, fused=fused))
     oracle.check_predecessors(g.n, src, dst, device.to_host(dist).astype(np.int64),
                               device.to_host(parent).astype(np.int64), [4])
     with pytest.raises(ValueError, match="parent"):

@@ -4,7 +4,7 @@ import pytest
 from numba import cuda
 
 from graphs import build, csr_edges
-from onyx_rapids import Graph, device, frontier, operators as ops
+from onyx_rapids import Execution, Graph, device, frontier, operators as ops
 
 rng = np.random.default_rng(11)
 
@@ -58,7 +58,7 @@ def test_edgemap_matches_numpy(reduce, k, fa, direction):
     act_out = frontier.empty(g.n)
     ops.edgemap(g, scaled, "acc", dict(x=device.asarray(x), w=device.asarray(w), acc=out),
                 reduce=reduce, active_in=frontier.from_vertices(g.n, np.flatnonzero(active)),
-                active_out=act_out, direction=direction, feature_aware=fa)
+                active_out=act_out, direction=direction, options=ops.MapOptions(feature_aware=fa))
     expected = start.astype(np.float64)
     contributions = x[src] * w[:, :1]
     chosen = active[src]
@@ -81,8 +81,9 @@ def test_vertexmap_progress_and_activation(k, fa):
     active = rng.random(g.n) < 0.7
     x = device.asarray(x0.copy())
     out = frontier.empty(g.n)
-    ops.vertexmap(g, [plus_one_if_big, double], dict(x=x, cutoff=0.8), k=k, feature_aware=fa,
-                  active_in=frontier.from_vertices(g.n, np.flatnonzero(active)), active_out=out)
+    ops.vertexmap(g, [plus_one_if_big, double], dict(x=x, cutoff=0.8), k=k,
+                  active_in=frontier.from_vertices(g.n, np.flatnonzero(active)), active_out=out,
+                  options=ops.MapOptions(feature_aware=fa))
     big = x0 > 0.8
     step1 = np.where(big & active[:, None], x0 + 1, x0)
     proceeds = active & big.any(axis=1)  # any_feature_updated gates the second step
@@ -103,7 +104,7 @@ def test_normalize_segments(k, segment, fa):
     src = device.asarray(values)
     dst = device.zeros((g.n, k), np.float32)
     ops.normalize(g, "src", dict(src=src, dst=dst), k=k, segment=segment, into="dst",
-                  feature_aware=fa)
+                  options=ops.MapOptions(feature_aware=fa))
     rows = values.reshape(g.n, k // segment, segment).astype(np.float64)
     sums = rows.sum(axis=2, keepdims=True)
     expected = np.where(sums != 0, rows / np.where(sums != 0, sums, 1), rows).reshape(g.n, k)
@@ -116,9 +117,10 @@ def test_fold_matches_unfolded_and_fold_order_is_checked(fa):
     args = dict(x=device.asarray(x), w=device.asarray(w))
     a = dict(args, acc=device.zeros((g.n, 4), np.float32))
     b = dict(args, acc=device.zeros((g.n, 4), np.float32))
-    ops.edgemap(g, scaled, "acc", a, direction="pull", feature_aware=fa)
-    ops.vertexmap(g, double_acc, a, k=4, feature_aware=fa)
-    ops.foldmap(g, [ops.Edge(scaled, "acc"), ops.Vertex(double_acc)], b, k=4, feature_aware=fa)
+    ops.edgemap(g, scaled, "acc", a, direction="pull", options=ops.MapOptions(feature_aware=fa))
+    ops.vertexmap(g, double_acc, a, k=4, options=ops.MapOptions(feature_aware=fa))
+    ops.foldmap(g, [ops.Edge(scaled, "acc"), ops.Vertex(double_acc)], b, k=4,
+                options=ops.MapOptions(feature_aware=fa))
     expected = np.zeros((g.n, 4))
     np.add.at(expected, dst, x[src] * w)
     assert np.allclose(device.to_host(a["acc"]), 2 * expected, atol=1e-5)
@@ -133,10 +135,11 @@ def test_kernel_cache_hits_and_misses():
     g, _, _, x, w, _ = _setup(2, seed=1)
     args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 2), np.float32))
     ops.KERNEL_CACHE.clear()
-    ops.edgemap(g, scaled, "acc", args, feature_aware=False)
-    ops.edgemap(g, scaled, "acc", args, feature_aware=False)
+    ops.edgemap(g, scaled, "acc", args, options=ops.MapOptions(feature_aware=False))
+    ops.edgemap(g, scaled, "acc", args, options=ops.MapOptions(feature_aware=False))
     assert ops.kernel_cache_info()["hits"] == 1 and ops.kernel_cache_info()["misses"] == 1
-    ops.edgemap(g, scaled, "acc", args, k=1, feature_aware=False)  # another k
+    ops.edgemap(g, scaled, "acc", args, k=1,
+                options=ops.MapOptions(feature_aware=False))  # another k
     assert ops.kernel_cache_info()["misses"] == 2
 
     def make(c):
@@ -145,8 +148,9 @@ def test_kernel_cache_hits_and_misses():
             return x[u, f] + c
         return shifted
 
-    ops.edgemap(g, make(1.0), "acc", args, feature_aware=False)
-    ops.edgemap(g, make(2.0), "acc", args, feature_aware=False)  # a new closure constant
+    ops.edgemap(g, make(1.0), "acc", args, options=ops.MapOptions(feature_aware=False))
+    ops.edgemap(g, make(2.0), "acc", args,
+                options=ops.MapOptions(feature_aware=False))  # a new closure constant
     assert ops.kernel_cache_info()["misses"] == 4
 
 
@@ -158,8 +162,8 @@ def test_foldmap_plans_are_equal_for_equal_calls_and_compile_nothing():
     def plan(k, fa=True):
         checked = ops._check_steps(g, steps, args, k=k, direction="pull", scratch=0,
                                    active_in=None, active_out=None)
-        return ops._plan(g, checked, all_active=True, has_active_out=False, feature_aware=fa,
-                         block_size=None, max_blocks=None, scratch=0)
+        return ops._plan(g, checked, ops.MapOptions(feature_aware=fa), all_active=True,
+                         has_active_out=False)
 
     ops.KERNEL_CACHE.clear()
     first, second = plan(4), plan(4)
@@ -181,9 +185,17 @@ def test_generated_source_can_be_dumped(tmp_path, monkeypatch):
     monkeypatch.setenv("ONYX_RAPIDS_DUMP_KERNELS", str(tmp_path))
     ops.KERNEL_CACHE.clear()
     args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 2), np.float32))
-    ops.edgemap(g, scaled, "acc", args, direction="pull", feature_aware=False)
+    ops.edgemap(g, scaled, "acc", args, direction="pull",
+                options=ops.MapOptions(feature_aware=False))
     files = list(tmp_path.iterdir())
     assert len(files) == 1 and "def kernel(" in files[0].read_text()
+
+
+def test_map_options_take_an_executions_fields():
+    e = Execution(feature_aware=False, block_size=64, width=2, edge_access="merged", fused=True)
+    assert ops.MapOptions.of(e, scratch=4) == ops.MapOptions(
+        feature_aware=False, block_size=64, width=2, edge_access="merged", scratch=4)
+    assert ops.MapOptions.of(Execution()) == ops.MapOptions()
 
 
 @pytest.mark.parametrize("call, error, match", [
@@ -194,11 +206,14 @@ def test_generated_source_can_be_dumped(tmp_path, monkeypatch):
     (lambda g, a: ops.edgemap(g, scaled, "acc", {"acc": a["acc"], "x": a["x"]}), ValueError, "'w'"),
     (lambda g, a: ops.vertexmap(g, double, a, k=2, active_in=np.zeros(3, np.int64)), ValueError,
      "active_in"),
-    (lambda g, a: ops.vertexmap(g, double, a, k=2, block_size=48), ValueError, "block_size"),
+    (lambda g, a: ops.vertexmap(g, double, a, k=2,
+                                options=ops.MapOptions(block_size=48)), ValueError, "block_size"),
     (lambda g, a: ops.vertexmap(g, double, [1, 2], k=2), TypeError, "args"),
     (lambda g, a: ops.vertexmap(g, double, dict(a, x=[1.0]), k=2), TypeError, "args\\['x'\\]"),
     (lambda g, a: ops.vertexmap(g, 42, a, k=2), TypeError, "function"),
     (lambda g, a: ops.normalize(g, "x", a, k=2, segment=3), ValueError, "segment"),
+    (lambda g, a: ops.vertexmap(g, double, a, k=2, feature_aware=False), TypeError,
+     "feature_aware"),  # how to run is one options value, not loose keywords
 ])
 def test_bad_operator_inputs(call, error, match):
     g, _, _, x, w, _ = _setup(2, seed=1)
@@ -245,13 +260,14 @@ def test_foldmap_scratch_hands_values_between_steps(k, fa):
     x = rng.random((g.n, k)).astype(np.float32)
     out = device.zeros((g.n, k), np.float32)
     ops.foldmap(g, [ops.Vertex(leave_doubled), ops.Vertex(take_neighbour)],
-                dict(x=device.asarray(x), out=out, k=k), k=k, scratch=k, feature_aware=fa)
+                dict(x=device.asarray(x), out=out, k=k), k=k,
+                options=ops.MapOptions(scratch=k, feature_aware=fa))
     assert np.allclose(device.to_host(out), 2 * np.roll(x, -1, axis=1))
     with pytest.raises(ValueError, match="scratch"):
         ops.foldmap(g, [ops.Vertex(leave_doubled)], dict(x=device.asarray(x)), k=k)
     with pytest.raises(ValueError, match="48 KiB"):
         ops.foldmap(g, [ops.Vertex(leave_doubled)], dict(x=device.asarray(x)), k=k,
-                    scratch=100_000)
+                    options=ops.MapOptions(scratch=100_000))
 
 
 @pytest.mark.parametrize("k, segment, fa", [(6, 3, True), (5, 5, True), (40, 20, True),
@@ -261,7 +277,8 @@ def test_log_normalize_is_a_shifted_softmax(k, segment, fa):
     logs = (rng.random((g.n, k)) * 50 - 1e5).astype(np.float32)  # exp() would underflow
     dst = device.zeros((g.n, k), np.float32)
     ops.vertexmap(g, [ops.Normalize("src", "dst", segment, log=True)],
-                  dict(src=device.asarray(logs), dst=dst), k=k, feature_aware=fa)
+                  dict(src=device.asarray(logs), dst=dst), k=k,
+                  options=ops.MapOptions(feature_aware=fa))
     rows = logs.reshape(g.n, k // segment, segment).astype(np.float64)
     e = np.exp(rows - rows.max(axis=2, keepdims=True))
     expected = (e / e.sum(axis=2, keepdims=True)).reshape(g.n, k)
@@ -287,7 +304,7 @@ def test_solve_step_solves_each_row_and_respects_progress(d, fa):
     x = device.asarray(before.copy())
     args = dict(stats=device.asarray(rows), x=x, lam=0.25)
     ops.vertexmap(g, [ops.Vertex(even_vertex), ops.Solve("stats", "x", ridge="lam")], args,
-                  k=k, feature_aware=fa)
+                  k=k, options=ops.MapOptions(feature_aware=fa))
     got = device.to_host(x)
     for v in range(g.n):
         if v % 2:
@@ -319,7 +336,7 @@ def test_profile_kernels_counts_each_launch_and_stops_after():
     with ops.profile_kernels() as times:
         for _ in range(3):
             ops.vertexmap(g, double, dict(x=x), k=k)
-        ops.vertexmap(g, double, dict(x=x), k=k, feature_aware=False)
+        ops.vertexmap(g, double, dict(x=x), k=k, options=ops.MapOptions(feature_aware=False))
     assert sorted(n for n, _ in times.values()) == [1, 3]
     assert all(ms >= 0 for _, ms in times.values())
     assert {spec.mapping for spec in times} == {"warp", "nfa"}
@@ -347,7 +364,7 @@ def test_lanes_share_values_among_a_property_features(k, fa, direction):
     g, src, dst, x, _, _ = _setup(k, seed=20 + k)
     acc = device.zeros((g.n, k), np.float32)
     ops.edgemap(g, row_total_through_lanes, "acc", dict(x=device.asarray(x), acc=acc, k=k),
-                direction=direction, feature_aware=fa)
+                direction=direction, options=ops.MapOptions(feature_aware=fa))
     expected = np.zeros((g.n, k))
     np.add.at(expected, dst, x[src].sum(axis=1, dtype=np.float64)[:, None] * np.arange(1, k + 1))
     np.testing.assert_allclose(device.to_host(acc), expected, rtol=1e-4)
@@ -369,7 +386,7 @@ def lanes_seen(f, v, seen, lanes):
 def test_lanes_names_the_property_lanes_or_zero(k, fa):
     g, _, _, _, _, _ = _setup(k, seed=2)
     seen = device.zeros((g.n, k), np.int64)
-    ops.vertexmap(g, lanes_seen, dict(seen=seen), k=k, feature_aware=fa)
+    ops.vertexmap(g, lanes_seen, dict(seen=seen), k=k, options=ops.MapOptions(feature_aware=fa))
     got = device.to_host(seen)
     if fa and k <= 32:
         T = ops.next_pow2(k)
@@ -410,7 +427,8 @@ def test_no_split_without_heavy_vertices_or_for_nfa():
     args = dict(x=device.asarray(x), w=device.asarray(w), acc=device.zeros((g.n, 3), np.float32))
     with ops.profile_kernels() as times:
         ops.edgemap(g, scaled, "acc", args, direction="pull")  # tiny in-degrees: none heavy
-        ops.edgemap(g, scaled, "acc", args, direction="pull", feature_aware=False)
+        ops.edgemap(g, scaled, "acc", args, direction="pull",
+                    options=ops.MapOptions(feature_aware=False))
     assert len(times) == 2 and not any(s.chunk_kernel or s.heavy for s in times)
 
 
@@ -466,10 +484,10 @@ def test_max_change_step_matches_numpy(k, fa, width, fold):
              ops.MaxChange("y", "x", "stop", moved="moved", threshold="threshold",
                            weight="weight", sums="sums")]
     if fold:  # after an edge step, in the folded pull kernel
-        ops.foldmap(g, [ops.Edge(scaled, "acc")] + steps, args, k=k, feature_aware=fa,
-                    width=width)
+        ops.foldmap(g, [ops.Edge(scaled, "acc")] + steps, args, k=k,
+                    options=ops.MapOptions(feature_aware=fa, width=width))
     else:
-        ops.vertexmap(g, steps, args, k=k, feature_aware=fa, width=width)
+        ops.vertexmap(g, steps, args, k=k, options=ops.MapOptions(feature_aware=fa, width=width))
     y = 0.5 * x
     expected = [np.abs(y - x).max(), np.abs(y).max()]
     np.testing.assert_array_equal(device.to_host(args["stop"]), np.float32(expected))

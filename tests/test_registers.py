@@ -70,7 +70,7 @@ def test_register_aggregate_equals_the_stored_one(heavy_everywhere, k, width, fa
             ops.foldmap(g, [ops.Edge(scaled, "acc", store=store),
                             ops.Vertex(mix if not store else mix_array,
                                        aggregate="acc" if not store else None)],
-                        call, k=k, width=width, feature_aware=fa)
+                        call, k=k, options=ops.MapOptions(width=width, feature_aware=fa))
         if fa:
             assert any(s.chunk_kernel for s in times)  # heavy vertices took the chunk path
         if not store:  # the stored array was neither written nor read
@@ -103,7 +103,8 @@ def test_normalize_reads_a_register_aggregate(heavy_everywhere, k, segment, widt
     call = dict(rows=device.asarray(x), w=device.asarray(w),
                 prob=device.zeros((g.n, k), np.float32))
     ops.foldmap(g, [ops.Edge(scaled_rows, "acc", store=False),
-                    ops.Normalize("acc", "prob", segment)], call, k=k, width=width)
+                    ops.Normalize("acc", "prob", segment)], call, k=k,
+                    options=ops.MapOptions(width=width))
     rows = _expected(g, x, w).reshape(g.n, k // segment, segment)
     sums = rows.sum(axis=2, keepdims=True)
     expected = np.where(sums != 0, rows / np.where(sums != 0, sums, 1), rows)

@@ -25,7 +25,8 @@ def test_edge_pull_matches_one_feature_per_thread(k, width, reduce):
         acc = device.zeros((g.n, k), np.float32)
         args = dict(x=device.asarray(x), w=device.asarray(w), acc=acc)
         with ops.profile_kernels() as times:
-            ops.edgemap(g, scaled, "acc", args, reduce=reduce, direction="pull", width=wd)
+            ops.edgemap(g, scaled, "acc", args, reduce=reduce, direction="pull",
+                        options=ops.MapOptions(width=wd))
         assert [s.width for s in times] == [wd]
         results.append(device.to_host(acc))
     np.testing.assert_array_equal(results[0], results[1])
@@ -44,7 +45,8 @@ def test_normalize_with_several_features_per_thread(k, segment, width, log):
         values[0] = 0.0  # a zero row stays zero
     dst = device.zeros((g.n, k), np.float32)
     ops.vertexmap(g, [ops.Normalize("src", "dst", segment, log=log)],
-                  dict(src=device.asarray(values), dst=dst), k=k, width=width)
+                  dict(src=device.asarray(values), dst=dst), k=k,
+                  options=ops.MapOptions(width=width))
     rows = values.reshape(g.n, k // segment, segment).astype(np.float64)
     if log:
         e = np.exp(rows - rows.max(axis=2, keepdims=True))
@@ -63,7 +65,7 @@ def test_heavy_vertex_chunks_with_several_features_per_thread(monkeypatch):
     acc = device.zeros((g.n, 8), np.float32)
     args = dict(x=device.asarray(x), w=device.asarray(w), acc=acc)
     with ops.profile_kernels() as times:
-        ops.edgemap(g, scaled, "acc", args, direction="pull", width=4)
+        ops.edgemap(g, scaled, "acc", args, direction="pull", options=ops.MapOptions(width=4))
     assert any(s.chunk_kernel and s.width == 4 for s in times)
     expected = np.zeros((g.n, 8))
     np.add.at(expected, dst, x[src].astype(np.float64) * w[:, :1])

@@ -178,7 +178,7 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
                 stats=props.vertex_property(g, K, dtype=np.float64 if change_driven
                                             else np.float32),
                 side=props.column(side, np.int32))
-    opts = dict(k=K, feature_aware=feature_aware, block_size=block_size)
+    options = ops.MapOptions(feature_aware=feature_aware, block_size=block_size)
     if change_driven:
         # pushed = 0: the first push of every vertex sends its whole contribution
         args["pushed"] = props.vertex_property(g, k)
@@ -203,15 +203,14 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
             if fold:
                 # the pull fold visits every vertex: on_target_side stops the other side
                 ops.foldmap(g, [ops.Edge(edge_fn, "stats")] + solve, call, active_in=sources,
-                            active_out=moved_next, direction="pull", **opts)
+                            active_out=moved_next, direction="pull", k=K, options=options)
             else:
-                ops.edgemap(g, edge_fn, "stats", call, active_in=sources, direction=direction,
-                            **opts)
-                ops.vertexmap(g, solve, call, active_in=on_side[target], active_out=moved_next,
-                              **opts)
+                ops.edgemap(g, edge_fn, "stats", call, k=K, active_in=sources,
+                            direction=direction, options=options)
+                ops.vertexmap(g, solve, call, k=K, active_in=on_side[target],
+                              active_out=moved_next, options=options)
             if change_driven:  # the sources' changes are in: they are pushed now
-                ops.vertexmap(g, commit, args, k=k, active_in=sources,
-                              feature_aware=feature_aware, block_size=block_size)
+                ops.vertexmap(g, commit, args, k=k, active_in=sources, options=options)
                 moved_on[target] = moved_next
         info.converged = props.has_converged(lf, before, tol)
     columns = {"lf_*": lf}

@@ -141,7 +141,7 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, executio
         edge_fn, active = message_change, None
     else:
         edge_fn, active = message, None
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    options = ops.MapOptions(feature_aware=feature_aware, block_size=block_size)
     info = RunInfo(variant=dict(feature_aware=feature_aware, change_driven=change_driven,
                              fold=fold, direction=direction))
     for info.iterations in range(1, int(max_iter) + 1):
@@ -154,11 +154,11 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, executio
         call = dict(args, belief=belief, msg=msg)
         if fold:
             ops.foldmap(g, [ops.Edge(edge_fn, "log_aggr")] + steps, call, active_in=active,
-                        active_out=active_next, direction="pull", **opts)
+                        active_out=active_next, direction="pull", k=k, options=options)
         else:
-            ops.edgemap(g, edge_fn, "log_aggr", call, active_in=active, direction=direction,
-                        **opts)
-            ops.vertexmap(g, steps, call, active_out=active_next, **opts)
+            ops.edgemap(g, edge_fn, "log_aggr", call, k=k, active_in=active,
+                        direction=direction, options=options)
+            ops.vertexmap(g, steps, call, k=k, active_out=active_next, options=options)
         done = props.has_converged(args["belief_next"], belief, tol)
         belief, args["belief_next"] = args["belief_next"], belief
         msg, args["msg_next"] = args["msg_next"], msg

@@ -23,7 +23,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ..acc import acc
+from ..acc import AccOptions, acc
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import Info, choose_direction, finish
@@ -106,23 +106,20 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
                              f"start={start!r})")
         source = start
     direction, pull_fraction = execution.direction, execution.pull_fraction
-    filter, threshold, fused = execution.filter, execution.threshold, execution.fused
-    feature_aware, block_size = execution.feature_aware, execution.block_size
+    feature_aware = execution.feature_aware
     starts = inputs.starts(g, source, sources)
     k = starts.size
     distance = props.vertex_property(g, k, fill=UNREACHED, dtype=np.int32)
     distance[device.asarray(starts), device.xp.arange(k)] = 0
     args = dict(distance=distance, unreached=UNREACHED)
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    options = ops.MapOptions(feature_aware=feature_aware, block_size=execution.block_size)
     active = frontier.from_vertices(g.n, np.unique(starts))
     if sources is None:
         parent = device.full(g.n, -1, g.out_indices.dtype)
         run = acc(g, distance[:, 0], hop, combine="min", settled=reached, active_in=active,
-                  direction=direction, pull_fraction=pull_fraction, filter=filter,
-                  threshold=threshold, fused=fused, block_size=block_size, parent=parent,
-                  edge_access=execution.edge_access, same_offers=True)
+                  parent=parent, same_offers=True, options=AccOptions.of(execution))
         info = Info(iterations=run.iterations, converged=run.converged,
-                    variant=acc_facts(run, direction, filter), directions=run.directions)
+                    variant=acc_facts(run, direction, execution.filter), directions=run.directions)
         return finish(g, "bfs", {"distance": distance[:, 0],
                                  "predecessor": original_parents(g, parent)}, info, return_info)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction), directions=[])
@@ -131,7 +128,8 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
         way = choose_direction(g, active, direction, pull_fraction)
         info.directions.append(way)
         active = ops.edgemap(g, offer, "distance", args, reduce="min", active_in=active,
-                             active_out=frontier.empty(g.n), direction=way, **opts)
+                             active_out=frontier.empty(g.n), direction=way, k=k,
+                             options=options)
     info.converged = True
     return finish(g, "bfs", {"distance_*": distance}, info, return_info)
 

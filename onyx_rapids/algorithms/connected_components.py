@@ -29,7 +29,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, operators as ops
-from ..acc import acc
+from ..acc import AccOptions, acc
 from ..kernels import union_find
 from ..registry import algorithm, unsupported
 from ._common import Info, finish
@@ -148,9 +148,6 @@ def _hook(und, block_size):
 
 
 def _propagate(g, *, execution, jump_every, return_info):
-    direction, pull_fraction = execution.direction, execution.pull_fraction
-    filter, threshold, fused = execution.filter, execution.threshold, execution.fused
-    block_size = execution.block_size
     if jump_every is not None and (isinstance(jump_every, bool)
                                    or not isinstance(jump_every, (int, np.integer))
                                    or jump_every < 1):
@@ -159,13 +156,11 @@ def _propagate(g, *, execution, jump_every, return_info):
     label = device.xp.arange(g.n, dtype=g.out_indices.dtype)
     total = dict(iterations=0, push=0, pull=0, ballot=0)
     directions = []
-    phases = 0
+    phases, options = 0, AccOptions.of(execution)
     while True:
         phases += 1
-        run = acc(und, label, offer_label, combine="min", direction=direction,
-                  pull_fraction=pull_fraction, filter=filter, threshold=threshold, fused=fused,
-                  max_iter=jump_every, block_size=block_size,
-                  edge_access=execution.edge_access)
+        run = acc(und, label, offer_label, combine="min", max_iter=jump_every,
+                  options=options)
         for key in ("iterations", "push", "pull", "ballot"):
             total[key] += getattr(run, key)
         directions.extend(run.directions)
@@ -179,7 +174,8 @@ def _propagate(g, *, execution, jump_every, return_info):
         if run.converged and not jumped:
             break
     info = Info(iterations=total["iterations"], converged=True, directions=directions,
-                variant=dict(direction=direction, filter=filter, fused=bool(fused),
+                variant=dict(direction=execution.direction, filter=execution.filter,
+                             fused=bool(execution.fused),
                              push_iterations=total["push"], pull_iterations=total["pull"],
                              ballot_iterations=total["ballot"], method="propagate",
                              phases=phases))

@@ -79,8 +79,8 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
         raise ValueError("multi_manifold_ranking needs positive edge weights")
     weight_sum = props.vertex_property(g, k)
     ops.edgemap(g, edge_weight, "weight_sum", dict(weights=w, weight_sum=weight_sum),
-                direction="pull", feature_aware=execution.feature_aware,
-                block_size=execution.block_size)
+                direction="pull", options=ops.MapOptions(feature_aware=execution.feature_aware,
+                                                         block_size=execution.block_size))
     xp = device.xp
     inverse = xp.where(weight_sum > 0, 1.0 / xp.where(weight_sum > 0, weight_sum, 1.0), 0.0)
     args = dict(weights=w, alpha=float(alpha), inv_weight_sum=inverse.astype(np.float32),

@@ -86,8 +86,8 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
                          f"summing to less than 1, got {alphas!r}")
     in_sums = props.vertex_property(g, J)
     ops.edgemap(g, modality_weight, "in_sums", dict(weights=w, in_sums=in_sums),
-                direction="pull", feature_aware=execution.feature_aware,
-                block_size=execution.block_size)
+                direction="pull", options=ops.MapOptions(feature_aware=execution.feature_aware,
+                                                         block_size=execution.block_size))
     xp = device.xp
     totals = in_sums[g.out_indices]  # each CSR edge's destination totals
     normalized = xp.where(totals > 0, w / xp.where(totals > 0, totals, 1.0), 0.0)

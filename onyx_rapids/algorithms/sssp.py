@@ -35,7 +35,7 @@ import numpy as np
 from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
-from ..acc import acc
+from ..acc import AccOptions, acc
 from .bfs import original_parents
 from .. import inputs
 from ..registry import Input, algorithm
@@ -185,8 +185,7 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         2.5
     """
     direction, pull_fraction = execution.direction, execution.pull_fraction
-    filter, threshold, fused = execution.filter, execution.threshold, execution.fused
-    feature_aware, block_size = execution.feature_aware, execution.block_size
+    feature_aware = execution.feature_aware
     if direction is None:
         direction = "push" if sources is None else "auto"
     delta = _check_delta(delta)
@@ -201,14 +200,12 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     distance[device.asarray(starts), xp.arange(k)] = 0
     offered = props.vertex_property(g, k, fill=UNREACHED)  # the distances last relaxed
     args = dict(distance=distance, weight=weight)
-    opts = dict(k=k, feature_aware=feature_aware, block_size=block_size)
+    options = ops.MapOptions(feature_aware=feature_aware, block_size=execution.block_size)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction, delta=delta,
                              buckets=0), directions=[])
     if sources is None:
-        _one_source(g, distance[:, 0], weight, delta, info, dict(
-            direction=direction, pull_fraction=pull_fraction, filter=filter,
-            threshold=threshold, fused=fused, block_size=block_size,
-            edge_access=execution.edge_access))
+        _one_source(g, distance[:, 0], weight, delta, info,
+                    AccOptions.of(execution, direction=direction))
     bound = -math.inf
     while sources is not None:
         pending = distance < offered
@@ -229,8 +226,8 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         info.iterations += 1
         way = choose_direction(g, active, direction, pull_fraction)
         info.directions.append(way)
-        ops.edgemap(g, relax, "distance", args, reduce="min", active_in=active, direction=way,
-                    **opts)
+        ops.edgemap(g, relax, "distance", args, reduce="min", k=k, active_in=active,
+                    direction=way, options=options)
     info.converged = True
     if sources is not None:
         return finish(g, "sssp", {"distance_*": distance}, info, return_info)
@@ -241,7 +238,7 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
                   info, return_info)
 
 
-def _one_source(g, dist, weight, delta, info, acc_opts):
+def _one_source(g, dist, weight, delta, info, options):
     """Delta-stepping with each bucket run to its fixpoint on acc: the pending vertices below
     the bucket's end start it, and a vertex improved past the end is not active, so it stays
     pending until its bucket comes.  After a bucket every vertex below its end has offered its
@@ -261,7 +258,7 @@ def _one_source(g, dist, weight, delta, info, acc_opts):
         info.variant["buckets"] += 1
         run = acc(g, dist, relax_one, combine="min", active=below_bound,
                   args=dict(weight=weight, bound=bound),
-                  active_in=frontier.from_mask(pending & (dist < end)), **acc_opts)
+                  active_in=frontier.from_mask(pending & (dist < end)), options=options)
         info.iterations += run.iterations
         info.directions.extend(run.directions)
         done = dist < end
@@ -276,6 +273,7 @@ def _predecessors(g, distance, weight, start, direction, pull_fraction, edge_acc
     parent = device.full(g.n, -1, g.out_indices.dtype)
     acc(g, hops, tight_hop, combine="min", settled=hop_reached,
         args=dict(distance=distance, weight=weight),
-        active_in=frontier.from_vertices(g.n, [start]), direction=direction,
-        pull_fraction=pull_fraction, fused=True, parent=parent, edge_access=edge_access)
+        active_in=frontier.from_vertices(g.n, [start]), parent=parent,
+        options=AccOptions(direction=direction, pull_fraction=pull_fraction, fused=True,
+                           edge_access=edge_access))
     return original_parents(g, parent)

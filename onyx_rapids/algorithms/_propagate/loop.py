@@ -25,7 +25,7 @@ class Run:
         self.x = props.copy(x)
         self.args = dict(args, **{writes: props.vertex_property(g, self.k)})
         self.writes, self.pairs = writes, pairs
-        self.opts = plan.options(self.k)
+        self.options = plan.options
         self.pull_fraction = plan.execution.pull_fraction
         self.delta = self.active = None
 

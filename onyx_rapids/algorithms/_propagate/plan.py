@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from ... import operators as ops
+
 #: Keep the aggregate of bulk folded pulls in registers (``ops.Edge(.., store=False)``): the
 #: update reads each vertex's sums where the pull left them, so an iteration neither zeroes,
 #: adds to nor re-reads an n x k aggregate.  False stores it (the ablation).
@@ -70,8 +72,7 @@ class Plan:
         what their push reached (:data:`LOCAL`; the stop test must run in their kernel)."""
         return bool(local and LOCAL and in_kernel)
 
-    def options(self, k: int) -> dict:
-        """The operators' keywords of every step of the run."""
-        e = self.execution
-        return dict(k=k, feature_aware=e.feature_aware, block_size=e.block_size,
-                    width=e.width, edge_access=e.edge_access)
+    @property
+    def options(self) -> ops.MapOptions:
+        """The operators' options of every step of the run."""
+        return ops.MapOptions.of(self.execution)

@@ -138,11 +138,12 @@ class Sweep(_ChangeDriven):
         if self.fold:
             ops.foldmap(g, [edge(run.contribution, "acc", store=not self.registers)] + self.steps,
                         call, active_in=active, active_out=active_next, direction="pull",
-                        **run.opts)
+                        k=run.k, options=run.options)
         else:
             ops.foldmap(g, [edge(run.contribution, "acc")], call, active_in=active,
-                        direction=way, **run.opts)
-            ops.vertexmap(g, self.steps, call, active_out=active_next, **run.opts)
+                        direction=way, k=run.k, options=run.options)
+            ops.vertexmap(g, self.steps, call, k=run.k, active_out=active_next,
+                          options=run.options)
         if not cd:
             return False
         self.next_delta(run)
@@ -157,7 +158,7 @@ class Sweep(_ChangeDriven):
                 props.fill(self.acc, 0.0)
             call = dict(run.args, state=run.x, rows=run.x, acc=self.acc)
             ops.foldmap(run.g, [edge(run.contribution, "acc")], call, direction="pull",
-                        **run.opts)
+                        k=run.k, options=run.options)
         return self.acc
 
 
@@ -176,7 +177,7 @@ class FoldedPush(_ChangeDriven):
         self.acc = props.vertex_property(run.g, run.k, dtype=dtype)
         ops.foldmap(run.g, [edge(run.contribution, "acc")],
                     dict(run.args, state=run.x, rows=run.x, acc=self.acc), direction="push",
-                    **run.opts)
+                    k=run.k, options=run.options)
         self.spare = props.vertex_property(run.g, run.k, dtype=dtype)
 
     def begin(self, run):
@@ -196,7 +197,7 @@ class FoldedPush(_ChangeDriven):
             props.fill(self.spare, 0.0)
         call.update(acc_next=self.spare, rows=args["delta_next"] if cd else args["x_next"])
         ops.foldmap(g, self.steps + [edge(run.contribution, "acc_next")], call,
-                    direction="push", **run.opts)
+                    direction="push", k=run.k, options=run.options)
         self.acc, self.spare = self.spare, self.acc
         if not cd:
             return False
@@ -294,9 +295,9 @@ class Local(_ChangeDriven):
             frontier.clear(active_next)
             reached = None if everyone else frontier.clear(self.touched)
             ops.foldmap(g, [edge(run.contribution, "acc")], call, active_in=active,
-                        active_out=reached, direction=way, **run.opts)
+                        active_out=reached, direction=way, k=run.k, options=run.options)
             ops.vertexmap(g, self.steps, call, active_in=reached, active_out=active_next,
-                          **run.opts)
+                          k=run.k, options=run.options)
 
         if everyone:
             step()
