@@ -279,7 +279,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
 
         def fused_args(blocks):
             return (np.int64(n), state, aux, ident, off, idx, in_off, in_idx, in_eid, queues,
-                    ctr, bits, device.empty(blocks * block * int(threshold), np.int32),
+                    ctr, bits, device.empty(blocks * block * threshold, np.int32),
                     device.zeros(blocks * block, np.int32), device.zeros((3, blocks), np.int64),
                     trace, np.int64(max_iter), pull_edges, np.int32(dmode), np.int32(fmode), done,
                     parent)
@@ -288,7 +288,7 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
         fargs = fused_args(grid)
         bins, binc, bcount = fargs[12], fargs[13], fargs[14]
     else:
-        bins = device.empty(grid * block * int(threshold), np.int32)
+        bins = device.empty(grid * block * threshold, np.int32)
         binc = device.zeros(grid * block, np.int32)
         bcount = device.zeros((3, grid), np.int64)
 
@@ -331,12 +331,12 @@ def _kernels(g, functions, combine, options: AccOptions, *, track: bool, same_of
             # in_edge_ids and the weights, no narrower, then start on 128-byte boundaries too
             align = ALIGN_BYTES // np.dtype(g.index_dtype).itemsize
     compute, active, settled = functions
-    threshold = int(options.threshold)
-    key = ("acc", compute, active, settled, combine, group, threshold, int(medium_degree),
-           int(large_degree), block, track, align, bool(same_offers))
+    threshold = options.threshold
+    key = ("acc", compute, active, settled, combine, group, threshold, medium_degree,
+           large_degree, block, track, align, bool(same_offers))
     return KERNEL_CACHE.get(key, lambda: kacc.build(
         compute, active, settled, combine, group=group, threshold=threshold,
-        medium_degree=int(medium_degree), large_degree=int(large_degree), block=block,
+        medium_degree=medium_degree, large_degree=large_degree, block=block,
         track_parent=track, align=align, first_offer=bool(same_offers))), block
 
 
