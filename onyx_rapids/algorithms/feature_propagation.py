@@ -40,7 +40,9 @@ def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
            options=dict(feature_aware=None, fold=None, direction=None, block_size=None,
                         width=None, fused=None, edge_access=None),
            defaults=dict(fold=True),
-           refuse=(PULL_FOLD, Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
+           refuse=(PULL_FOLD,
+                   Refuse(dict(fused=True, fold=False), "the fused kernel is one folded kernel"),
+                   Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
                                      "the fused kernel chooses its own edge reads")))
 def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
                         return_info=False):
