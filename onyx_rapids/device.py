@@ -453,9 +453,10 @@ def cooperative_blocks(kernel, args, block) -> int:
     if is_simulator():
         return 1
     key = (id(kernel), int(block), tuple(_type_key(a) for a in args))
-    if key not in _COOPERATIVE:  # specialize + the occupancy query: too slow for every call
-        spec = kernel.specialize(*args)
-        overload = next(iter(spec.overloads.values()))
+    if key not in _COOPERATIVE:  # compile + the occupancy query: too slow for every call
+        # the launch's own overload (a specialization would compile the kernel a second time,
+        # past the kernel's on-disk cache)
+        overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in kernel_args(args)))
         _COOPERATIVE[key] = max(1, int(overload.max_cooperative_grid_blocks(block)))
     return _COOPERATIVE[key]
 

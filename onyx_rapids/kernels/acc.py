@@ -29,6 +29,7 @@ from __future__ import annotations
 from numba import cuda, int64, uint32
 
 from .collective import is_active
+from .disk_cache import persist
 
 FULL = 0xFFFFFFFF
 # counter columns
@@ -435,8 +436,9 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
         if cuda.grid(1) == 0:
             done[0] = it
 
-    return dict(push=k_push, pull=k_pull, gather=k_gather, ballot_count=k_ballot_count,
-                ballot_write=k_ballot_write, clear=k_clear, fused=k_fused)
+    kernels = dict(push=k_push, pull=k_pull, gather=k_gather, ballot_count=k_ballot_count,
+                   ballot_write=k_ballot_write, clear=k_clear, fused=k_fused)
+    return {name: persist(kernel) for name, kernel in kernels.items()}
 
 
 __all__ = ["build", "JIT", "ONLINE", "BALLOT", "AUTO", "PUSH", "PULL"]

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from numba import cuda, float64
 
+from .disk_cache import persist
+
 MAX_BLOCK = 1024
 
 
+@persist
 @cuda.jit
 def l1_change_and_dot(a, b, w, k, out):
     """``out[0, f] += sum_v |a[v, f] - b[v, f]|`` and ``out[1, f] += sum_v w[v] a[v, f]`` over
@@ -49,6 +52,7 @@ def l1_change_and_dot(a, b, w, k, out):
         cuda.atomic.add(out, (1, column), dot)
 
 
+@persist
 @cuda.jit
 def moved_rows(a, b, threshold, k, mask):
     """``mask[v] = 1`` where some ``|a[v, f] - b[v, f]| > threshold`` over the flat row-major

@@ -37,6 +37,7 @@ from numba import cuda, float32, float64, uint32
 
 from .. import device, memory
 from .collective import warp_sum
+from .disk_cache import persist
 
 WARP = 32
 FULL = uint32(0xFFFFFFFF)
@@ -117,6 +118,7 @@ def kernel(weighted: bool):
 
 def _make(gather):
     # MAX_REGISTERS: see its comment; the simulator takes no register limit
+    @persist
     @cuda.jit(**({} if device.is_simulator() or not MAX_REGISTERS
                  else {"max_registers": MAX_REGISTERS}))
     def pagerank_fused(offsets, indices, weights, order, bin_start, bin_units, chunk_start,

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from numba import cuda
 
+from .disk_cache import persist
+
 WARP = 32
 
 
+@persist
 @cuda.jit
 def min_live_degree(degree, core, out):
     """``out[0] = min(out[0], degree[v])`` over the live vertices."""
@@ -31,6 +34,7 @@ def min_live_degree(degree, core, out):
     cuda.atomic.min(out, 0, best)
 
 
+@persist
 @cuda.jit
 def peel_below(degree, core, k, queue, count):
     """Peel every live vertex of degree below ``k`` into ``queue`` (``count[0]`` entries)."""
@@ -42,6 +46,7 @@ def peel_below(degree, core, k, queue, count):
             queue[cuda.atomic.add(count, 0, 1)] = v
 
 
+@persist
 @cuda.jit
 def peel_round(offsets, indices, queue, size, degree, core, k, next_queue, next_count):
     """Decrement the live neighbours of ``queue[:size]``; queue those that fall below ``k``."""
@@ -60,6 +65,7 @@ def peel_round(offsets, indices, queue, size, degree, core, k, next_queue, next_
 BIG = 2**31 - 1
 
 
+@persist
 @cuda.jit
 def peel_fused(offsets, indices, degree, core, queues, counts, lows, k_min, out):
     """Every level and round of the peeling in one persistent (cooperative) kernel, with a

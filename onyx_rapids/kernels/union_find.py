@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from numba import cuda
 
+from .disk_cache import persist
+
 
 @cuda.jit(device=True, inline=True)
 def find(parent, x):
@@ -49,6 +51,7 @@ def union(parent, u, v):
         rv = small
 
 
+@persist
 @cuda.jit
 def link_neighbour(offsets, indices, parent, r):
     """Union every vertex with its ``r``-th neighbour (Afforest's sampling rounds)."""
@@ -60,6 +63,7 @@ def link_neighbour(offsets, indices, parent, r):
             union(parent, v, indices[p])
 
 
+@persist
 @cuda.jit
 def link_rest(offsets, indices, parent, r, giant):
     """Union every vertex outside the component rooted at ``giant`` with its neighbours from
@@ -74,6 +78,7 @@ def link_rest(offsets, indices, parent, r, giant):
             union(parent, v, indices[p])
 
 
+@persist
 @cuda.jit
 def compress(parent):
     """Point every vertex at its root (the trees no longer change)."""

@@ -1,5 +1,6 @@
 """Generation of the folded map kernels (ONYX Chapter 6): Python source written line by line
-from a :class:`KernelSpec`, ``exec``'d and compiled with ``numba.cuda.jit``.
+from a :class:`KernelSpec`, ``exec``'d and compiled with ``numba.cuda.jit``
+(kept on disk across processes: :mod:`onyx_rapids.kernels.disk_cache`).
 
 One generated kernel runs an ordered list of steps on every vertex of the graph:
 
@@ -69,6 +70,7 @@ import re
 
 from numba import cuda
 
+from ..disk_cache import persist
 from .pull import ChunkKernel, PullKernel
 from .push import PushKernel
 from .spec import FIXED_PARAMS, KernelSpec, StepSpec, identity
@@ -114,4 +116,4 @@ def build(spec: KernelSpec, functions):
     exec(code, ns)
     kernel = ns["kernel"]
     kernel.__onyx_source__ = source
-    return cuda.jit(kernel), source
+    return persist(cuda.jit(kernel)), source
