@@ -27,7 +27,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from . import inputs as input_kinds, memory, streaming
+from . import inputs as input_kinds, memory, profiling, streaming
 from .execution import OPTIONS, Execution
 
 __all__ = ["ALGORITHMS", "Algorithm", "Input", "Refuse", "algorithm", "get", "unsupported",
@@ -210,7 +210,7 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
         def run(g, *args, execution=None, **kwargs):
             given = {k: kwargs.pop(k) for k in list(kwargs) if k in OPTIONS}
             execution = spec.resolve(execution, **given)
-            with memory.running(name), streaming.session():
+            with memory.running(name), streaming.session(), profiling.call():
                 return function(g, *args, execution=execution, **kwargs)
 
         spec = Algorithm(name=name, function=run, summary=summary, graph=graph,

@@ -6,7 +6,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .. import frontier, io
+from .. import frontier, io, profiling
 from ..registry import Refuse
 
 
@@ -16,6 +16,8 @@ class RunInfo(Mapping):
     per-iteration choices (``directions``, where recorded).
 
     ``modes`` ("bulk" / "change-driven" of each iteration) where the mode can change.
+    ``timings`` (seconds of ``setup``, ``kernels``, ``result``, ``compile`` and ``total``) when
+    the call was profiled (``ONYX_RAPIDS_PROFILE=1``, :mod:`onyx_rapids.profiling`).
 
     Returned by every algorithm with ``return_info=True`` as ``(frame, info)``; it reads as
     attributes (``info.iterations``) and as a mapping (``info["iterations"]``, ``dict(info)``).
@@ -28,6 +30,9 @@ class RunInfo(Mapping):
     variant: dict = field(default_factory=dict)
     directions: list | None = None  # "push" / "pull" of each iteration, where recorded
     modes: list | None = None  # "bulk" / "change-driven" of each iteration, where recorded
+    # seconds of setup / kernels / result / compile / total, with ONYX_RAPIDS_PROFILE=1
+    # (onyx_rapids.profiling); None otherwise
+    timings: dict | None = None
 
     def as_dict(self):
         facts = {"iterations": self.iterations, "converged": self.converged, **self.variant}
@@ -35,6 +40,8 @@ class RunInfo(Mapping):
             facts["directions"] = list(self.directions)
         if self.modes is not None:
             facts["modes"] = list(self.modes)
+        if self.timings is not None:
+            facts["timings"] = dict(self.timings)
         return facts
 
     def __getitem__(self, key):
@@ -100,7 +107,9 @@ def finish(g, name, columns, info: RunInfo, return_info: bool, warn: bool = True
             RuntimeWarning,
             stacklevel=3,
         )
-    df = io.to_frame(g, columns)
+    with profiling.result():
+        df = io.to_frame(g, columns)
+    info.timings = profiling.timings()
     try:
         df.attrs.update(info.as_dict())
     except AttributeError:  # frames without attrs (older cuDF): return_info=True still works
