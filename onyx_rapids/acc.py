@@ -261,36 +261,119 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     grid = _grid(block)
     threshold = options.threshold
 
-    ident = device.asarray(np.array([identity(combine, state.dtype)]))
-    words = fr.words(n)
-    bits = device.zeros((2, words), np.uint32)
-    bits[0] = fr.full(n) if active_in is None else active_in
-    queues = device.empty((2, 3, max(n, 1)), np.int32)  # filled before read
-    ctr = device.zeros((3, kacc.NC), np.int64)
-    trace = device.zeros((min(max_iter, TRACE_ROWS), kacc.NT), np.int64)
+    ws = _Workspace.take(g, grid, block, threshold)
+    try:
+        return _run(g, state, aux, kernels, grid, block, threshold, ws, combine=combine,
+                    active_in=active_in, max_iter=max_iter, parent=parent, options=options)
+    finally:
+        ws.give_back(g)
+
+
+class _Workspace:
+    """The arrays of one :func:`acc` run on a graph besides the state: frontier bit-vectors,
+    worklists, thread bins and counters, sized for the largest grid.  Kept on the graph
+    (:meth:`~onyx_rapids.graph.Graph.cached`) between runs, so a traversal allocates nothing
+    of size n per call: a run takes one from the graph's pool (a new one when a concurrent
+    run holds them all) and gives it back.  Only what a run reads before writing is cleared
+    (:meth:`reset`); the worklists and bins are filled before they are read."""
+
+    HEAD_TRACE = 64  # trace rows read back with the counters in one copy
+
+    def __init__(self, n: int, grid: int, block: int, threshold: int):
+        self.key = (grid, block, threshold)
+        self.bits = device.zeros((2, fr.words(n)), np.uint32)
+        self.queues = device.empty((2, 3, max(n, 1)), np.int32)
+        # one int64 buffer: done (1), the counters (3 x NC), the trace (TRACE_ROWS x NT), so
+        # that one copy reads the outcome back
+        self.head = device.zeros(1 + 3 * kacc.NC + TRACE_ROWS * kacc.NT, np.int64)
+        self.bins = device.empty(grid * block * threshold, np.int32)
+        self.binc = device.zeros(grid * block, np.int32)
+        self.bcount = device.zeros(3 * grid, np.int64)
+        self.idents: dict = {}
+
+    @classmethod
+    def take(cls, g, grid: int, block: int, threshold: int) -> "_Workspace":
+        pool = g.cached(("acc", "workspaces", grid, block, threshold), list)
+        try:
+            return pool.pop()
+        except IndexError:
+            return cls(g.n, grid, block, threshold)
+
+    def give_back(self, g):
+        g.cached(("acc", "workspaces") + self.key, list).append(self)
+
+    def ident(self, combine: str, dtype):
+        """The combine's identity in ``dtype`` as a device array of one (made once)."""
+        key = (combine, np.dtype(dtype).str)
+        if key not in self.idents:
+            self.idents[key] = device.asarray(np.array([identity(combine, dtype)]))
+        return self.idents[key]
+
+    def reset(self, active_in, n: int):
+        """Clear what a run reads before it writes: the frontiers (row 0 from ``active_in``),
+        done and the counters, the bin counts."""
+        if active_in is None:
+            self.bits[0] = fr.full(n)
+        else:
+            self.bits[0] = active_in
+        self.bits[1].fill(0)
+        self.head[:1 + 3 * kacc.NC].fill(0)
+        self.binc.fill(0)
+        self.bcount.fill(0)
+
+    def done(self):
+        return self.head[:1]
+
+    def ctr(self):
+        return self.head[1:1 + 3 * kacc.NC].reshape(3, kacc.NC)
+
+    def trace(self, rows: int):
+        return self.head[1 + 3 * kacc.NC:].reshape(TRACE_ROWS, kacc.NT)[:rows]
+
+    def outcome(self):
+        """A fused run's ``(iterations, counters, trace rows)`` read back: one copy of done,
+        the counters and the first :attr:`HEAD_TRACE` trace rows, a second only for a longer
+        trace."""
+        first = 1 + 3 * kacc.NC
+        head = device.to_host(self.head[:first + self.HEAD_TRACE * kacc.NT])
+        iterations = int(head[0])
+        ctr = head[1:first].reshape(3, kacc.NC)
+        rows = min(iterations, TRACE_ROWS)
+        if rows <= self.HEAD_TRACE:
+            trace = head[first:first + rows * kacc.NT].reshape(rows, kacc.NT)
+        else:
+            trace = device.to_host(self.trace(rows))
+        return iterations, ctr, trace
+
+
+def _run(g, state, aux, kernels, grid, block, threshold, ws, *, combine, active_in, max_iter,
+         parent, options):
+    """One :func:`acc` run on workspace ``ws`` (:class:`_Workspace`)."""
+    n, m = g.n, g.m
+    ws.reset(active_in, n)
+    ident = ws.ident(combine, state.dtype)
+    bits, queues, ctr = ws.bits, ws.queues, ws.ctr()
+    trace = ws.trace(min(max_iter, TRACE_ROWS))
     fmode, dmode = FILTERS[options.filter], DIRECTIONS[options.direction]
     pull_edges = np.int64(float(options.pull_fraction) * m)
     off, idx = g.out_offsets, g.out_indices
     in_off, in_idx, in_eid = g.in_offsets, g.in_indices, g.in_edge_ids
 
     fused = options.fused
+
+    def buffers(blocks):
+        return (ws.bins[:blocks * block * threshold], ws.binc[:blocks * block],
+                ws.bcount[:3 * blocks].reshape(3, blocks))
+
+    def fused_args(blocks):
+        return (np.int64(n), state, aux, ident, off, idx, in_off, in_idx, in_eid, queues,
+                ctr, bits) + buffers(blocks) + (trace, np.int64(max_iter), pull_edges,
+                                                np.int32(dmode), np.int32(fmode), ws.done(),
+                                                parent)
+
     if fused:
-        done = device.zeros(1, np.int64)
-
-        def fused_args(blocks):
-            return (np.int64(n), state, aux, ident, off, idx, in_off, in_idx, in_eid, queues,
-                    ctr, bits, device.empty(blocks * block * threshold, np.int32),
-                    device.zeros(blocks * block, np.int32), device.zeros((3, blocks), np.int64),
-                    trace, np.int64(max_iter), pull_edges, np.int32(dmode), np.int32(fmode), done,
-                    parent)
-
-        grid = min(grid, device.cooperative_blocks(kernels["fused"], fused_args(1), block))
-        fargs = fused_args(grid)
-        bins, binc, bcount = fargs[12], fargs[13], fargs[14]
-    else:
-        bins = device.empty(grid * block * threshold, np.int32)
-        binc = device.zeros(grid * block, np.int32)
-        bcount = device.zeros((3, grid), np.int64)
+        grid = min(grid, device.cooperative_blocks(kernels["fused"], fused_args(grid), block))
+    bins, binc, bcount = buffers(grid)
 
     # the first worklist: a ballot scan of the starting frontier (iteration -1 fills row 0)
     it0 = np.int64(-1)
@@ -299,16 +382,18 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     _launch(kernels["ballot_write"], grid, block, np.int64(n), state, aux, off, bits, bcount,
             queues, binc, it0)
     if fused:
-        _launch(kernels["fused"], grid, block, *fargs)
-        iterations = int(done[0])
-        rows = device.to_host(trace[:min(iterations, trace.shape[0])])
+        _launch(kernels["fused"], grid, block, *fused_args(grid))
+        iterations, counters, rows = ws.outcome()
     else:
-        iterations, rows = _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues,
-                                      ctr, bits, bins, binc, bcount, max_iter, pull_edges, dmode,
-                                      fmode, parent)
+        iterations, rows = _host_loop(kernels, grid, block, n, m, state, aux, ident, g,
+                                      queues, ctr, bits, bins, binc, bcount, max_iter,
+                                      pull_edges, dmode, fmode, parent)
+        counters = device.to_host(ctr)
     pulled = int(rows[:, kacc.T_PULL].sum()) if len(rows) else 0
     ballots = int(rows[:, kacc.T_BALLOT].sum()) if len(rows) else 0
-    return AccResult(iterations=iterations, converged=_empty(ctr, iterations),
+    row = counters[iterations % 3]
+    converged = int(row[kacc.C_SMALL] + row[kacc.C_MEDIUM] + row[kacc.C_LARGE]) == 0
+    return AccResult(iterations=iterations, converged=converged,
                      push=iterations - pulled, pull=pulled, online=iterations - ballots,
                      ballot=ballots, fused=bool(fused), grid=int(grid), trace=rows)
 
@@ -343,11 +428,6 @@ def _kernels(g, functions, combine, options: AccOptions, *, track: bool, same_of
 def _launch(kernel, grid, block, *args):
     name = getattr(getattr(kernel, "py_func", None), "__name__", "kernel")
     launch_kernel(f"acc {name}", kernel, grid, block, *args)
-
-
-def _empty(ctr, it) -> bool:
-    row = device.to_host(ctr[it % 3])
-    return int(row[kacc.C_SMALL] + row[kacc.C_MEDIUM] + row[kacc.C_LARGE]) == 0
 
 
 def _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues, ctr, bits, bins, binc,

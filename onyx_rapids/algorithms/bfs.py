@@ -24,6 +24,7 @@ from numba import cuda
 
 from .. import device, frontier, operators as ops, properties as props
 from ..acc import AccOptions, acc
+from ..io.results import identity_ids
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import Info, choose_direction, finish
@@ -58,6 +59,8 @@ def original_parents(g, parent):
     """``(original ids, valid)`` of internal parents (-1: none), the masked column that
     :func:`onyx_rapids.io.to_frame` writes as nulls: no predecessor is a null, never a vertex id
     (-1 may be one)."""
+    if identity_ids(g):  # ids are internal ones: the masked column needs no gather
+        return parent, parent >= 0
     xp = device.xp
     return g.vertices[xp.maximum(parent, 0)], parent >= 0
 
@@ -109,19 +112,22 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
     feature_aware = execution.feature_aware
     starts = inputs.starts(g, source, sources)
     k = starts.size
+    if sources is None:
+        distance = device.full(g.n, UNREACHED, np.int32)
+        distance[int(starts[0])] = 0  # one small write, no copy of the start to the device
+        parent = device.full(g.n, -1, g.out_indices.dtype)
+        run = acc(g, distance, hop, combine="min", settled=reached,
+                  active_in=frontier.from_vertices(g.n, starts), parent=parent,
+                  same_offers=True, options=AccOptions.of(execution))
+        info = Info(iterations=run.iterations, converged=run.converged,
+                    variant=acc_facts(run, direction, execution.filter), directions=run.directions)
+        return finish(g, "bfs", {"distance": distance,
+                                 "predecessor": original_parents(g, parent)}, info, return_info)
     distance = props.vertex_property(g, k, fill=UNREACHED, dtype=np.int32)
     distance[device.asarray(starts), device.xp.arange(k)] = 0
     args = dict(distance=distance, unreached=UNREACHED)
     options = ops.MapOptions(feature_aware=feature_aware, block_size=execution.block_size)
     active = frontier.from_vertices(g.n, np.unique(starts))
-    if sources is None:
-        parent = device.full(g.n, -1, g.out_indices.dtype)
-        run = acc(g, distance[:, 0], hop, combine="min", settled=reached, active_in=active,
-                  parent=parent, same_offers=True, options=AccOptions.of(execution))
-        info = Info(iterations=run.iterations, converged=run.converged,
-                    variant=acc_facts(run, direction, execution.filter), directions=run.directions)
-        return finish(g, "bfs", {"distance": distance[:, 0],
-                                 "predecessor": original_parents(g, parent)}, info, return_info)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction), directions=[])
     while frontier.any_active(active):
         info.iterations += 1

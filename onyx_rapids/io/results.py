@@ -120,6 +120,28 @@ def to_pandas(df):
     return out
 
 
+def identity_ids(g) -> bool:
+    """Whether ``g``'s original ids are its internal ones (``vertices`` is ``0..n-1``, no
+    sides): results then need no gather back to original ids.  Checked once per graph
+    (:meth:`~onyx_rapids.graph.Graph.cached`).
+
+    >>> import pandas as pd
+    >>> from onyx_rapids.graph import Graph
+    >>> identity_ids(Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]})))
+    True
+    >>> identity_ids(Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]})))
+    False
+    """
+    def check():
+        v = g.vertices
+        if g.sides is not None or np.dtype(v.dtype).kind not in "iu" or v.shape != (g.n,):
+            return False
+        return g.n == 0 or (int(v[0]) == 0 and int(v[-1]) == g.n - 1
+                            and bool((v == xp.arange(g.n, dtype=v.dtype)).all()))
+
+    return g.cached(("results", "identity ids"), check)
+
+
 def to_frame(g, columns: dict):
     """A result frame: ``vertex`` (original ids, internal order) then the given columns.
 

@@ -426,7 +426,7 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
             else:
                 gather_phase(bins, binc, out_off, queues[1 - p], nxt)
             clear_phase(bits[p])
-            if cuda.grid(1) == 0:
+            if cuda.grid(1) == 0 and it < trace.shape[0]:  # the first iterations' rows
                 trace[it, T_PULL] = 1 if pull else 0
                 trace[it, T_BALLOT] = 1 if ballot else 0
                 trace[it, T_SIZE] = size
