@@ -12,7 +12,8 @@ Change-driven mode is PageRank-Delta (ONYX 4.2): a vertex pushes the change sinc
 push only when some feature moved by more than ``tol / n``, so the unpushed remainder stays
 below ``tol``.  Bulk pulling runs with one teleport (uniform, a distribution or one source),
 weighted or not, go to the fused persistent kernel (:mod:`onyx_rapids.kernels.pagerank`)
-unless ``fused=False``.
+unless ``fused=False``.  A ``personalization`` of one vertex is that vertex's one-hot teleport
+and runs as personalized PageRank from it (no n-vector to read, normalize or keep).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from .. import device, inputs, operators as ops, properties as props
+from .. import device, inputs, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm
@@ -119,19 +120,22 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     """
     check_common(tol, max_iter, alpha)
     weights = g.weights_for(weight, name="pagerank", non_negative=True)
-    teleport_column = None
+    teleport_column, teleport = None, UNIFORM
     if personalization is not None:
-        teleport_column = inputs.DISTRIBUTION.normalize(g, personalization,
-                                                         "personalization")
-    sources = device.full(1, UNIFORM if teleport_column is None else PERSONALIZED, np.int64)
+        # one vertex is personalized_pagerank's one-hot teleport: its engine, no n-vector
+        teleport = _one_vertex(g, personalization)
+        if teleport is None:
+            teleport_column = inputs.DISTRIBUTION.normalize(g, personalization,
+                                                             "personalization")
+            teleport = PERSONALIZED
     plan = Plan.of(execution)
     if _fused_choice("pagerank", g, plan):
-        rank, info = _fused(g, UNIFORM if teleport_column is None else PERSONALIZED, alpha, tol,
-                            max_iter, plan, weights=weights,
+        rank, info = _fused(g, teleport, alpha, tol, max_iter, plan, weights=weights,
                             weight_key=_weight_key(g, weight, weights),
                             teleport_column=teleport_column)
         return finish(g, "pagerank", {"pagerank": rank}, info, return_info)
-    rank, info = _iterate(g, sources, alpha, tol, max_iter, weights, teleport_column, plan)
+    rank, info = _iterate(g, device.full(1, teleport, np.int64), alpha, tol, max_iter, weights,
+                          teleport_column, plan)
     return finish(g, "pagerank", {"pagerank": rank[:, 0]}, info, return_info)
 
 
@@ -165,6 +169,22 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
         return finish(g, "personalized_pagerank", {"ppr_*": rank[:, None]}, info, return_info)
     rank, info = _iterate(g, device.asarray(ids), alpha, tol, max_iter, weights, None, plan)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
+
+
+def _one_vertex(g, personalization):
+    """The internal id of the one vertex a one-row ``personalization`` frame or Series gives
+    a positive, finite value (the distribution is then e_v, personalized_pagerank's teleport to
+    v); None for anything else, which :class:`~onyx_rapids.inputs.Distribution` reads (and
+    refuses where it must)."""
+    if not (io.is_frame(personalization) or io.is_series(personalization)) \
+            or len(personalization) != 1:
+        return None
+    ids, given = io.read_vertex_frame(g, personalization, name="personalization",
+                                      complete=False)
+    value = device.to_host(given)
+    if value.shape != (1, 1) or not (np.isfinite(value[0, 0]) and value[0, 0] > 0):
+        return None
+    return int(device.to_host(ids)[0])
 
 
 def _fused_choice(name, g, plan, *, sources=1):
