@@ -132,3 +132,40 @@ def timings() -> dict | None:
     setup = max(0.0, total - record.kernels - record.result - compile_s)
     return {"setup": setup, "kernels": record.kernels, "result": record.result,
             "compile": compile_s, "total": total}
+
+
+def call_seconds(fn, *args, repeat: int = 5, **kwargs) -> dict:
+    """Seconds a call ``fn(*args, **kwargs)`` takes, for benchmarks: ``first`` (the first
+    call, synchronized), then ``repeat`` more calls, each between two synchronizations, as
+    ``median`` and ``min``, and ``phases``: the last call's :func:`timings` when run again
+    profiled (``ONYX_RAPIDS_PROFILE`` is set for that call only).  ``fn`` must be an algorithm
+    taking ``return_info``.
+
+    >>> import onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
+    >>> sorted(call_seconds(onyx.bfs, g, source=0, repeat=1))   # doctest: +SKIP
+    ['first', 'median', 'min', 'phases']
+    """
+    if repeat < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat!r}")
+
+    def once() -> float:
+        device.synchronize()
+        started = time.perf_counter()
+        fn(*args, **kwargs)
+        device.synchronize()
+        return time.perf_counter() - started
+
+    first = once()
+    runs = sorted(once() for _ in range(repeat))
+    previous = os.environ.get(ENV)
+    os.environ[ENV] = "1"
+    try:
+        _, info = fn(*args, return_info=True, **kwargs)
+    finally:
+        if previous is None:
+            del os.environ[ENV]
+        else:
+            os.environ[ENV] = previous
+    return {"first": first, "median": runs[len(runs) // 2], "min": runs[0],
+            "phases": info.timings}
