@@ -13,7 +13,7 @@ The key of a file is a SHA-256 of
 
 * the environment: a hash of the library's own source files (so any change to the library,
   the kernels' source generators included, invalidates every file), the library, Numba,
-  numba-cuda and Python versions, and the device's compute capability with the CUDA runtime
+  numba-cuda, llvmlite and Python versions, and the device's compute capability with the CUDA runtime
   version (``codegen.magic_tuple()``);
 * the kernel: its Python function's :func:`fingerprint`, which reads its bytecode, constants,
   defaults, closure cells and the globals it names, recursively through the device functions
@@ -57,7 +57,8 @@ ENV_DIR = "ONYX_RAPIDS_CACHE_DIR"
 ENV_SWITCH = "ONYX_RAPIDS_CACHE"
 MAGIC = b"ONYX-RAPIDS-KERNEL 1\n"
 #: modules a kernel may name as a global: their code is pinned by the versions in the key
-STABLE_MODULES = ("numba", "numpy", "math", "cmath", "operator", "onyx_rapids")
+STABLE_MODULES = ("numba", "numba_cuda", "llvmlite", "numpy", "math", "cmath", "operator",
+                  "onyx_rapids")
 _OFF = ("0", "false", "no", "off")
 
 _STATS = {"hits": 0, "misses": 0, "saves": 0, "errors": 0, "unkeyed": 0, "compile_s": 0.0}
@@ -137,7 +138,9 @@ def _environment(magic: str) -> str:
         numba_cuda = version("numba-cuda")
     except Exception:  # the numba.cuda built into Numba
         numba_cuda = "builtin"
-    parts = (library_hash(), __version__, numba.__version__, numba_cuda,
+    import llvmlite
+
+    parts = (library_hash(), __version__, numba.__version__, numba_cuda, llvmlite.__version__,
              sys.version.split()[0], magic)
     return "|".join(parts)
 
@@ -187,6 +190,8 @@ def _describe(obj, seen: set) -> str:
         return f"jit({_describe(dict(options), seen)}):{_describe(obj.py_func, seen)}"
     if isinstance(obj, types.FunctionType):
         return _describe_function(obj, seen)
+    if callable(getattr(obj, "_defn", None)):  # a Numba @intrinsic: its typing function
+        return f"intrinsic:{_describe(obj._defn, seen)}"
     if isinstance(obj, type):
         return f"type:{obj.__module__}.{obj.__qualname__}"
     if _is_numba_type(obj):
