@@ -187,4 +187,4 @@ def test_gpu_pagerank_personalization_costs_personalized_pagerank(rmat):
     assert pr["median"] <= 1.15 * ppr["median"] + 1e-3  # the same engine, the same iterations
     a = to_pandas(onyx.pagerank(g, personalization=one))["pagerank"].to_numpy()
     b = to_pandas(onyx.personalized_pagerank(g, [hub]))["ppr_0"].to_numpy()
-    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(a, b, atol=1e-6)  # heavy vertices add up with atomics
