@@ -318,7 +318,7 @@ class KernelDiskCache:
             self._kernel_key = "" if described is None else described
             if described is None:
                 _count("unkeyed")
-        if not self._kernel_key:
+        if not self._kernel_key or " at 0x" in str(sig):  # a type naming an address
             return None
         try:
             magic = target_context.codegen().magic_tuple()
@@ -347,6 +347,7 @@ class KernelDiskCache:
             return None
         _count("hits")
         _count("compile_s", time.perf_counter() - self._started)
+        self._started = None
         return kernel
 
     def save_overload(self, sig, kernel):
