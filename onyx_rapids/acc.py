@@ -274,7 +274,8 @@ class _Workspace:
     worklists, thread bins and counters, sized for the largest grid.  Kept on the graph
     (:meth:`~onyx_rapids.graph.Graph.cached`) between runs, so a traversal allocates nothing
     of size n per call: a run takes one from the graph's pool (a new one when a concurrent
-    run holds them all) and gives it back.  Only what a run reads before writing is cleared
+    run holds them all) and gives it back (not on a host-placed graph; ``g.clear_cache()``
+    frees them).  Only what a run reads before writing is cleared
     (:meth:`reset`); the worklists and bins are filled before they are read."""
 
     HEAD_TRACE = 64  # trace rows read back with the counters in one copy
@@ -300,7 +301,10 @@ class _Workspace:
             return cls(g.n, grid, block, threshold)
 
     def give_back(self, g):
-        g.cached(("acc", "workspaces") + self.key, list).append(self)
+        """Back to the graph's pool, except on a host-placed graph (placed there because
+        device memory is short: its runs free their workspace)."""
+        if g.placement != "host":
+            g.cached(("acc", "workspaces") + self.key, list).append(self)
 
     def ident(self, combine: str, dtype):
         """The combine's identity in ``dtype`` as a device array of one (made once)."""
