@@ -101,7 +101,8 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     personalization : frame or array, optional
         Teleport distribution (cuGraph's argument): a frame of ``vertex`` and one value column
         (or a Series indexed by vertex), non-negative, normalized to sum 1; vertices left out
-        get 0.
+        get 0.  One vertex (a one-row frame or Series) is the teleport to that vertex: the
+        run is :func:`personalized_pagerank`'s from it, with the same result.
     execution : Execution, optional
         Or its options as keywords: ``feature_aware``, ``change_driven``, ``fold``
         (default: folded when bulk), ``direction`` ("auto": bulk pulls; change-driven chooses
