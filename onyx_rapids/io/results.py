@@ -134,7 +134,8 @@ def identity_ids(g) -> bool:
     """
     def check():
         v = g.vertices
-        if g.sides is not None or np.dtype(v.dtype).kind not in "iu" or v.shape != (g.n,):
+        kind = getattr(getattr(v, "dtype", None), "kind", None)  # ids of any type: not 0..n-1
+        if g.sides is not None or kind not in ("i", "u") or tuple(v.shape) != (g.n,):
             return False
         return g.n == 0 or (int(v[0]) == 0 and int(v[-1]) == g.n - 1
                             and bool((v == xp.arange(g.n, dtype=v.dtype)).all()))
