@@ -283,3 +283,75 @@ def test_partition_streaming_baseline_gives_our_pagerank():
     assert np.abs(ranks - ours).sum() / np.abs(ours).sum() < 1e-5
     wrong = device.to_host(streamed.pagerank(0.5, info.iterations)).astype(np.float64)
     assert np.abs(wrong - ours).sum() / np.abs(ours).sum() > 1e-3  # the check can fail
+
+
+# ------------------------------------------------------------------------------ suite networkx
+
+
+def test_networkx_suite_graphs_and_sizes():
+    from benchmarks.suites import networkx as nxs
+
+    assert nxs.specs_for_sizes(nxs.parse_sizes("1e4,1e7")) == "rmat:9:16,grid:71,rmat:19:16,grid:2236"
+    with pytest.raises(ValueError, match="--sizes"):
+        nxs.parse_sizes("1e4,big")
+    G, facts = nxs.nx_graph("grid:5")
+    assert (G.number_of_nodes(), G.number_of_edges(), facts["family"]) == (25, 40, "road")
+    assert all(0.1 <= w < 1 for _, _, w in G.edges(data="weight"))
+    S, facts = nxs.nx_graph("rmat:5:4")
+    assert facts["family"] == "social" and not S.is_directed() and S.number_of_edges() > 50
+    assert S.degree(nxs.hub(S)) == max(d for _, d in S.degree())
+
+
+def test_networkx_suite_checks_catch_wrong_results():
+    import networkx as nx
+    from benchmarks.suites import networkx as nxs
+
+    G, _ = nxs.nx_graph("rmat:5:4")
+    s = nxs.hub(G)
+    for name in nxs.FUNCTIONS:
+        ref = nxs._call(name, G, s, backend="networkx")
+        assert nxs.check(name, ref, ref, G, against="nx", source=s)["ok"], name
+    pr = nx.pagerank(G)
+    worse = {**pr, s: pr[s] + 0.01}
+    assert not nxs.check("pagerank", worse, pr, G, against="nx")["ok"]
+    d = nx.single_source_dijkstra_path_length(G, s)
+    far = max(d, key=d.get)
+    assert not nxs.check("single_source_dijkstra_path_length", {**d, far: d[far] * 1.01},
+                         d, G, against="nx")["ok"]
+    hops = nx.single_source_shortest_path_length(G, s)
+    assert not nxs.check("single_source_shortest_path_length", {**hops, far: hops[far] + 1},
+                         hops, G, against="nx")["ok"]
+    missing = {v: c for v, c in nx.core_number(G).items() if v != far}
+    assert "missing" in nxs.check("core_number", missing, nx.core_number(G), G,
+                                  against="nx")["error"]
+    comps = [set(G)]  # one component where there are several, or a node dropped
+    ref = list(nx.connected_components(G))
+    assert nxs.check("connected_components", ref, ref, G, against="nx")["ok"]
+    if len(ref) > 1:
+        assert not nxs.check("connected_components", comps, ref, G, against="nx")["ok"]
+    edges = list(nx.bfs_edges(G, s))
+    u, v = edges[-1]
+    assert not nxs.check("bfs_edges", edges[:-1] + [(v, u)], edges, G, against="nx",
+                         source=s)["ok"]
+    assert not nxs.check("bfs_edges", edges[:-1], edges, G, against="nx", source=s)["ok"]
+
+
+def test_networkx_suite_runs_networkx_and_cuts_it_above_the_limit(tmp_path, monkeypatch):
+    from benchmarks.suites import networkx as nxs
+
+    # the onyx column under the simulator would cost seconds per call: left out here
+    monkeypatch.setattr(nxs, "onyx_backend", lambda: nxs.Backend("onyx", "onyx", why="off"))
+    status, _, report = run(tmp_path, "networkx", "grid:4",
+                            algorithms=["pagerank", "connected_components"], nx_max_edges=10)
+    rows = {(r["algorithm"], r["implementation"], r["case"]): r for r in report["rows"]}
+    cut = rows[("pagerank", "networkx", "end to end")]
+    assert cut["status"].startswith("not run: 24 edges > --nx-max-edges 10")
+    assert cut["ms"] is None
+    assert report["skipped_peers"]["onyx"] == "off"
+    assert rows[("pagerank", "onyx", "end to end")]["status"] == "skipped: off"
+    status, df, report = run(tmp_path / "all", "networkx", "grid:4", algorithms=["core_number"])
+    assert "not run" not in " ".join(df["status"])
+    nx_row = next(r for r in report["rows"] if r["implementation"] == "networkx")
+    assert nx_row["status"] == "ok" and nx_row["ms"] > 0 and status == 0
+    with pytest.raises(ValueError, match="networkx suite"):
+        harness.run_suite("traversal", sizes=[1e4], out=tmp_path, quiet=True)
