@@ -291,7 +291,8 @@ def test_partition_streaming_baseline_gives_our_pagerank():
 def test_networkx_suite_graphs_and_sizes():
     from benchmarks.suites import networkx as nxs
 
-    assert nxs.specs_for_sizes(nxs.parse_sizes("1e4,1e7")) == "rmat:9:16,grid:71,rmat:19:16,grid:2236"
+    specs = nxs.specs_for_sizes(nxs.parse_sizes("1e4,1e7"))
+    assert specs == "rmat:9:16,grid:71,rmat:19:16,grid:2236"
     with pytest.raises(ValueError, match="--sizes"):
         nxs.parse_sizes("1e4,big")
     G, facts = nxs.nx_graph("grid:5")
@@ -360,7 +361,8 @@ def test_networkx_suite_runs_networkx_and_cuts_it_above_the_limit(tmp_path, monk
 # ------------------------------------------------------------------------------ traversal: seeds
 
 
-SIMDX_OUTPUT = """Input: /path/to/exe /path/to/beg_pos /path/to/adj_list /path/weight_list src blk_size swith_iter
+SIMDX_OUTPUT = """Input: /path/to/exe /path/to/beg_pos /path/to/adj_list /path/weight_list \
+src blk_size swith_iter
 ./bfs g.beg_pos g.csr g.weight 3 128 1
 Expected edge count: 40
 Graph load (success): 16 verts, 40 edges 0.0001 second(s)
@@ -391,6 +393,10 @@ def test_simdx_build_patch_output_and_files(tmp_path):
     assert np.fromfile(beg, dtype=np.int64).tolist() == [0, 1, 2, 3]
     assert np.fromfile(csr, dtype=np.int64).tolist() == [1, 2, 0]
     assert np.fromfile(weight, dtype=np.int64).tolist() == [1, 1, 1]
+    assert not simdx.symmetric(g)
+    both = pd.DataFrame({"s": [0, 1, 1, 2], "d": [1, 0, 2, 1]})
+    assert simdx.symmetric(onyx_rapids.Graph.from_edgelist(both, "s", "d", directed=True))
+    assert simdx.symmetric(onyx_rapids.Graph.from_edgelist(both, "s", "d", directed=False))
 
 
 def _seed_fakes(correct: bool, emogi_extra: int):
@@ -402,10 +408,12 @@ def _seed_fakes(correct: bool, emogi_extra: int):
 
     grid = nx.convert_node_labels_to_integers(nx.grid_2d_graph(3, 3), ordering="sorted")
 
-    simdx = types.SimpleNamespace(BLOCK_SIZE=128, write_csr=lambda g, stem: ("b", "c", "w"),
-                                  run_bfs=lambda files, root, symmetric: {
-                                      "iterations": 3, "ms": 1.5, "correct": correct,
-                                      "switch_iter": int(symmetric)})
+    from benchmarks.peers.simdx import symmetric
+
+    simdx = types.SimpleNamespace(BLOCK_SIZE=128, SWITCH_ITER=1, symmetric=symmetric,
+                                  write_csr=lambda g, stem: ("b", "c", "w"),
+                                  run_bfs=lambda files, root: {"iterations": 3, "ms": 1.5,
+                                                               "correct": correct})
     emogi = types.SimpleNamespace(PROGRAMS=("bfs",), write_bel=lambda g, stem: "bel",
                                   run_bfs=lambda p, bel, root, mode: [(
                                       root, nx.eccentricity(grid, root) + 1 + emogi_extra, 2.0)])
@@ -424,14 +432,16 @@ def test_seed_rows_join_the_bfs_group_and_are_checked(tmp_path, monkeypatch):
     key = ("bfs", "simdx", "simdx", "default")
     assert df.loc[key, "status"] == "ok" and df.loc[key, "ms"] == 1.5
     assert df.loc[key, "check"] == "ok" and df.loc[key, "check_against"] == "its own CPU BFS"
-    assert json.loads(df.loc[key, "params"])["switch_iter"] == 1  # the grid is symmetric
+    assert json.loads(df.loc[key, "params"])["switch_iter"] == 1
     emogi = df.loc[("bfs", "emogi", "emogi bfs device", "random source")]
     assert emogi["check"] == "FAILED" and emogi["ms"] == 2.0
     assert status == 1 and any("EMOGI bfs" in f for f in report["failures"])
-    fakes["simdx"][0].run_bfs = lambda files, root, symmetric: {
-        "iterations": 3, "ms": 1.5, "correct": False, "switch_iter": 0}
+    fakes["simdx"][0].run_bfs = lambda files, root: {"iterations": 3, "ms": 1.5,
+                                                     "correct": False}
     status, df, _ = run(tmp_path / "wrong", "traversal", "grid:3", algorithms=["bfs"])
     assert df.loc[key, "check"] == "FAILED"
+    status, df, _ = run(tmp_path / "directed", "traversal", "rmat:3:2", algorithms=["bfs"])
+    assert df.loc[key, "status"].startswith("n/a: SIMD-X's program is a BFS of symmetric")
 
 
 def test_first_call_child_times_and_checks_in_process():

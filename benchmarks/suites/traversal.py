@@ -4,10 +4,19 @@ traversal: each algorithm cuGraph also has, at the library defaults (the PageRan
 tol 1e-6, max_iter 100, unweighted), ms per call; on a weighted graph also PageRank with its
 weights (case ``weighted``, cuGraph's default there); bfs, sssp and personalized PageRank from
 the vertex of largest out-degree, bfs and sssp also from a seeded random vertex with out-edges
-(case ``random source``); k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
+(case ``random source``); k_core at k = ceil(max core / 2); PageRank with a
+``personalization`` frame of the hub alone (case ``personalization``, cuGraph's form of a
+NetworkX ``personalization`` dict; against ``cugraph.pagerank(personalization=)``).  bfs
+also against the seeds' own programs from the same root (suites/seeds.py: SIMD-X's on a
+symmetric graph, EMOGI's in device memory).  Each result is checked against cuGraph's
 on the same graph; without cuGraph against a CPU oracle (scipy / networkx / a float64 power
 iteration) up to :data:`ORACLE_MAX_EDGES` stored edges, else against a certificate computed
 over the edges.  bfs / sssp predecessors (a null or -1: none) must be a tight in-neighbour.
+
+A full run (not ``--quick``) adds case ``first call (fresh process)`` per algorithm
+(:func:`first_calls`): a new Python process times its first call with an empty on-disk kernel
+cache, then another with the cache the first left (``ONYX_RAPIDS_CACHE_DIR``), each checked
+against a warm call.
 
 multisource: bfs / sssp from k sources at once (one k-column call) against k single-source
 calls of ours and k calls of cuGraph; every column checked against the single-source run and
@@ -385,6 +394,10 @@ def measure_multi(run, spec, g, stats) -> None:
 
 FIRST_CALL = "first call (fresh process)"
 _MARK = "FIRST-CALL-RECORD "
+# the fresh process: first_call_child(SPEC, NAME, SOURCE, REPEAT), its record on one line
+_CHILD = ("import json, sys; from benchmarks.suites.traversal import _MARK, first_call_child; "
+          "a = sys.argv[1:]; print(_MARK + json.dumps(first_call_child(a[0], a[1], int(a[2]), "
+          "int(a[3])), default=float), flush=True)")
 
 
 def _context(entry, g, source) -> tuple[dict, dict]:
@@ -422,9 +435,9 @@ def _child(spec, name, source, repeat, cache_dir) -> dict:
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
         os.pathsep) if p])
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.suites.traversal", spec.text, name,
-                           str(int(source)), str(repeat)], capture_output=True, text=True,
-                          env=env, cwd=root, timeout=3600)
+    proc = subprocess.run([sys.executable, "-c", _CHILD, spec.text, name, str(int(source)),
+                           str(repeat)], capture_output=True, text=True, env=env, cwd=root,
+                          timeout=3600)
     line = next((x for x in proc.stdout.splitlines() if x.startswith(_MARK)), None)
     if proc.returncode != 0 or line is None:
         raise RuntimeError(f"the fresh process exited {proc.returncode}: "
@@ -460,8 +473,3 @@ def first_calls(run, spec, g, source) -> None:
                 run.check(row, rec["check"], f"{name} first call ({variant}) on {spec.text}")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-if __name__ == "__main__":  # the fresh process of first_calls: SPEC NAME SOURCE REPEAT
-    _record = first_call_child(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
-    print(_MARK + json.dumps(_record, default=float), flush=True)
