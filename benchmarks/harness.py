@@ -34,7 +34,8 @@ import onyx_rapids as onyx
 from onyx_rapids import memory
 
 from . import common, graphs, peers
-from .suites import ablation, construction, hostmem, multigpu, outofcore, spmm, traversal
+from .suites import (ablation, construction, hostmem, multigpu, networkx, outofcore, spmm,
+                     traversal)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,11 @@ SUITES = {s.name: s for s in (
           multigpu.measure, multigpu.algorithms,
           "rmat:20:16,rmat:21:16", "rmat:4:4", 3, alternative="dask", ks=(32,),
           quick_ks=(2,)),
+    Suite("networkx", "NetworkX's functions through its dispatch: NetworkX itself, "
+          "graphblas-algorithms and onyx (backend='onyx'), end to end and on a converted graph, "
+          "conversion separately, on social-like (R-MAT) and road-like (grid) nx.Graphs",
+          networkx.measure, networkx.algorithms, networkx.specs_for_sizes([1e4, 1e5]),
+          "rmat:4:4,grid:4", 3, alternative="best other backend", prepare=networkx.prepare),
 )}
 
 
@@ -395,9 +401,11 @@ def resolve(suite: Suite, algorithms=None, quick=False, ks=None, graphs_text=Non
 
 def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out="benchmarks/"
               "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False,
-              device_budget=None):
+              device_budget=None, sizes=None, nx_max_edges=None):
     """Run a suite; (exit status, report).  Bad arguments raise ValueError.
-    ``device_budget`` (hostmem only): the budget of its ``auto`` case."""
+    ``device_budget`` (hostmem only): the budget of its ``auto`` case.  ``sizes`` (networkx
+    only, edge counts): its graphs instead of ``graphs_text``; ``nx_max_edges`` (networkx only):
+    NetworkX itself is not run on larger graphs."""
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}")
     suite = SUITES[name]
@@ -407,6 +415,15 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         device_budget = memory.parse_bytes(device_budget, "--device-budget")
         if device_budget <= 0:
             raise ValueError(f"--device-budget must be positive, got {device_budget}")
+    if (sizes is not None or nx_max_edges is not None) and name != "networkx":
+        raise ValueError(f"--sizes and --nx-max-edges are options of the networkx suite, not "
+                         f"{name}")
+    if sizes is not None:
+        if graphs_text:
+            raise ValueError("give --sizes or --graphs, not both")
+        graphs_text = networkx.specs_for_sizes(sizes)
+    if nx_max_edges is not None and nx_max_edges < 0:
+        raise ValueError(f"--nx-max-edges must be >= 0, got {nx_max_edges}")
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
     repeat = repeat if repeat is not None else (1 if quick else suite.repeat)
     if repeat < 1:
@@ -416,13 +433,13 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     now = datetime.datetime.now(datetime.timezone.utc)
     run = Run(suite, algorithms=chosen, repeat=repeat, quick=quick, ks=ks,
               variants=[v.strip().lower() for v in variants] if variants else None, log=log)
-    run.device_budget = device_budget
+    run.device_budget, run.nx_max_edges = device_budget, nx_max_edges
     report = {"suite": name, "argv": list(argv), "date": now.date().isoformat(),
               "timestamp": now.isoformat(timespec="seconds"), "environment": env,
               "settings": {"graphs": [s.text for s in specs], "algorithms": chosen,
                            "repeat": repeat, "ks": list(ks), "quick": quick, "tag": tag,
                            "variants": variants, "unit": suite.unit,
-                           "device_budget": device_budget,
+                           "device_budget": device_budget, "nx_max_edges": nx_max_edges,
                            "graph_mode": "undirected" if suite.undirected else "directed"},
               "graphs": {}, "rows": run.rows, "details": run.details,
               "skipped_peers": run.skipped, "plots": [], "plot_note": None,
@@ -516,16 +533,23 @@ def main(argv=None) -> int:
     r.add_argument("--quick", action="store_true", help="tiny graphs and settings (tests)")
     r.add_argument("--device-budget", help="hostmem: the device budget of its auto case, e.g. "
                                            "1.5GB (bfs / pagerank where auto places each graph)")
+    r.add_argument("--sizes", help="networkx: comma-separated edge counts (e.g. 1e4,1e5,1e6,1e7): "
+                                   "an R-MAT and a grid graph of about each")
+    r.add_argument("--nx-max-edges", type=float, help="networkx: run NetworkX itself only up to "
+                                                      "this many edges (larger: 'not run')")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
         return 0
     try:
         ks = [int(x) for x in args.ks.split(",") if x.strip()] if args.ks else None
+        sizes = networkx.parse_sizes(args.sizes) if args.sizes is not None else None
+        limit = int(args.nx_max_edges) if args.nx_max_edges is not None else None
         status, _ = run_suite(
             args.suite, graphs_text=args.graphs, repeat=args.repeat, out=args.out,
             algorithms=args.algorithms.split(",") if args.algorithms else None, tag=args.tag,
             quick=args.quick, ks=ks, argv=argv, device_budget=args.device_budget,
+            sizes=sizes, nx_max_edges=limit,
             variants=args.variants.split(",") if args.variants else None)
     except ValueError as e:
         r.error(str(e))

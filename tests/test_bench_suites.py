@@ -283,3 +283,184 @@ def test_partition_streaming_baseline_gives_our_pagerank():
     assert np.abs(ranks - ours).sum() / np.abs(ours).sum() < 1e-5
     wrong = device.to_host(streamed.pagerank(0.5, info.iterations)).astype(np.float64)
     assert np.abs(wrong - ours).sum() / np.abs(ours).sum() > 1e-3  # the check can fail
+
+
+# ------------------------------------------------------------------------------ suite networkx
+
+
+def test_networkx_suite_graphs_and_sizes():
+    from benchmarks.suites import networkx as nxs
+
+    specs = nxs.specs_for_sizes(nxs.parse_sizes("1e4,1e7"))
+    assert specs == "rmat:9:16,grid:71,rmat:19:16,grid:2236"
+    with pytest.raises(ValueError, match="--sizes"):
+        nxs.parse_sizes("1e4,big")
+    G, facts = nxs.nx_graph("grid:5")
+    assert (G.number_of_nodes(), G.number_of_edges(), facts["family"]) == (25, 40, "road")
+    assert all(0.1 <= w < 1 for _, _, w in G.edges(data="weight"))
+    S, facts = nxs.nx_graph("rmat:5:4")
+    assert facts["family"] == "social" and not S.is_directed() and S.number_of_edges() > 50
+    assert S.degree(nxs.hub(S)) == max(d for _, d in S.degree())
+
+
+def test_networkx_suite_checks_catch_wrong_results():
+    import networkx as nx
+    from benchmarks.suites import networkx as nxs
+
+    G, _ = nxs.nx_graph("rmat:5:4")
+    s = nxs.hub(G)
+    for name in nxs.FUNCTIONS:
+        ref = nxs._call(name, G, s, backend="networkx")
+        assert nxs.check(name, ref, ref, G, against="nx", source=s)["ok"], name
+    pr = nx.pagerank(G)
+    worse = {**pr, s: pr[s] + 0.01}
+    assert not nxs.check("pagerank", worse, pr, G, against="nx")["ok"]
+    d = nx.single_source_dijkstra_path_length(G, s)
+    far = max(d, key=d.get)
+    assert not nxs.check("single_source_dijkstra_path_length", {**d, far: d[far] * 1.01},
+                         d, G, against="nx")["ok"]
+    hops = nx.single_source_shortest_path_length(G, s)
+    assert not nxs.check("single_source_shortest_path_length", {**hops, far: hops[far] + 1},
+                         hops, G, against="nx")["ok"]
+    missing = {v: c for v, c in nx.core_number(G).items() if v != far}
+    assert "missing" in nxs.check("core_number", missing, nx.core_number(G), G,
+                                  against="nx")["error"]
+    comps = [set(G)]  # one component where there are several, or a node dropped
+    ref = list(nx.connected_components(G))
+    assert nxs.check("connected_components", ref, ref, G, against="nx")["ok"]
+    if len(ref) > 1:
+        assert not nxs.check("connected_components", comps, ref, G, against="nx")["ok"]
+    edges = list(nx.bfs_edges(G, s))
+    u, v = edges[-1]
+    assert not nxs.check("bfs_edges", edges[:-1] + [(v, u)], edges, G, against="nx",
+                         source=s)["ok"]
+    assert not nxs.check("bfs_edges", edges[:-1], edges, G, against="nx", source=s)["ok"]
+
+
+def test_networkx_suite_runs_networkx_and_cuts_it_above_the_limit(tmp_path, monkeypatch):
+    from benchmarks.suites import networkx as nxs
+
+    # the onyx column under the simulator would cost seconds per call: left out here
+    monkeypatch.setattr(nxs, "onyx_backend", lambda: nxs.Backend("onyx", "onyx", why="off"))
+    status, _, report = run(tmp_path, "networkx", "grid:4",
+                            algorithms=["pagerank", "connected_components"], nx_max_edges=10)
+    rows = {(r["algorithm"], r["implementation"], r["case"]): r for r in report["rows"]}
+    cut = rows[("pagerank", "networkx", "end to end")]
+    assert cut["status"].startswith("not run: 24 edges > --nx-max-edges 10")
+    assert cut["ms"] is None
+    assert report["skipped_peers"]["onyx"] == "off"
+    assert rows[("pagerank", "onyx", "end to end")]["status"] == "skipped: off"
+    status, df, report = run(tmp_path / "all", "networkx", "grid:4", algorithms=["core_number"])
+    assert "not run" not in " ".join(df["status"])
+    nx_row = next(r for r in report["rows"] if r["implementation"] == "networkx")
+    assert nx_row["status"] == "ok" and nx_row["ms"] > 0 and status == 0
+    with pytest.raises(ValueError, match="networkx suite"):
+        harness.run_suite("traversal", sizes=[1e4], out=tmp_path, quiet=True)
+
+
+# ------------------------------------------------------------------------------ traversal: seeds
+
+
+SIMDX_OUTPUT = """Input: /path/to/exe /path/to/beg_pos /path/to/adj_list /path/weight_list \
+src blk_size swith_iter
+./bfs g.beg_pos g.csr g.weight 3 128 1
+Expected edge count: 40
+Graph load (success): 16 verts, 40 edges 0.0001 second(s)
+Total iteration: 4
+Total time: 8.1e-05 second(s).
+Result correct
+"""
+
+
+def test_simdx_build_patch_output_and_files(tmp_path):
+    from benchmarks.peers import simdx
+
+    src = "v = __shfl(v, i);\nb = __ballot(p); if (__any(j < e)) x += __shfl_xor(x, j, 32);\n" \
+          "__shfl_sync(0xffffffff, v, 1); cudaThreadSynchronize();"
+    assert simdx.patch(src) == (
+        "v = __shfl_sync(0xffffffff, v, i);\nb = __ballot_sync(0xffffffff, p); if ("
+        "__any_sync(0xffffffff, j < e)) x += __shfl_xor_sync(0xffffffff, x, j, 32);\n"
+        "__shfl_sync(0xffffffff, v, 1); cudaDeviceSynchronize();")
+    assert simdx.parse(SIMDX_OUTPUT) == {"iterations": 4, "ms": pytest.approx(0.081),
+                                         "correct": True}
+    wrong = SIMDX_OUTPUT.replace("Result correct", "Result wrong! Below are top 10 wrongs")
+    assert simdx.parse(wrong)["correct"] is False
+    with pytest.raises(ValueError, match="lacks"):
+        simdx.parse(SIMDX_OUTPUT.replace("Result correct", ""))
+    g = onyx_rapids.Graph.from_edgelist(pd.DataFrame({"s": [0, 1, 2], "d": [1, 2, 0]}), "s",
+                                        "d", directed=True)
+    beg, csr, weight = simdx.write_csr(g, tmp_path / "g")
+    assert np.fromfile(beg, dtype=np.int64).tolist() == [0, 1, 2, 3]
+    assert np.fromfile(csr, dtype=np.int64).tolist() == [1, 2, 0]
+    assert np.fromfile(weight, dtype=np.int64).tolist() == [1, 1, 1]
+    assert not simdx.symmetric(g)
+    both = pd.DataFrame({"s": [0, 1, 1, 2], "d": [1, 0, 2, 1]})
+    assert simdx.symmetric(onyx_rapids.Graph.from_edgelist(both, "s", "d", directed=True))
+    assert simdx.symmetric(onyx_rapids.Graph.from_edgelist(both, "s", "d", directed=False))
+
+
+def _seed_fakes(correct: bool, emogi_extra: int):
+    """SIMD-X and EMOGI stand-ins on the 3 x 3 grid (ids = internal ids): EMOGI's iterations
+    are the root's eccentricity + 1 (+ emogi_extra)."""
+    import types
+
+    import networkx as nx
+
+    grid = nx.convert_node_labels_to_integers(nx.grid_2d_graph(3, 3), ordering="sorted")
+
+    from benchmarks.peers.simdx import symmetric
+
+    simdx = types.SimpleNamespace(BLOCK_SIZE=128, SWITCH_ITER=1, symmetric=symmetric,
+                                  write_csr=lambda g, stem: ("b", "c", "w"),
+                                  run_bfs=lambda files, root: {"iterations": 3, "ms": 1.5,
+                                                               "correct": correct})
+    emogi = types.SimpleNamespace(PROGRAMS=("bfs",), write_bel=lambda g, stem: "bel",
+                                  run_bfs=lambda p, bel, root, mode: [(
+                                      root, nx.eccentricity(grid, root) + 1 + emogi_extra, 2.0)])
+    return {"simdx": (simdx, "SIMD-X stand-in"), "emogi": (emogi, "EMOGI stand-in")}
+
+
+def test_seed_rows_join_the_bfs_group_and_are_checked(tmp_path, monkeypatch):
+    """SIMD-X's run is right and EMOGI's iterations one too many: ok and FAILED."""
+    from benchmarks.peers import load
+    from benchmarks.suites import seeds
+
+    fakes = _seed_fakes(True, 1)
+    monkeypatch.setattr(seeds.peers, "load", lambda name: fakes[name] if name in fakes
+                        else load(name))
+    status, df, report = run(tmp_path, "traversal", "grid:3", algorithms=["bfs"])
+    key = ("bfs", "simdx", "simdx", "default")
+    assert df.loc[key, "status"] == "ok" and df.loc[key, "ms"] == 1.5
+    assert df.loc[key, "check"] == "ok" and df.loc[key, "check_against"] == "its own CPU BFS"
+    assert json.loads(df.loc[key, "params"])["switch_iter"] == 1
+    emogi = df.loc[("bfs", "emogi", "emogi bfs device", "random source")]
+    assert emogi["check"] == "FAILED" and emogi["ms"] == 2.0
+    assert status == 1 and any("EMOGI bfs" in f for f in report["failures"])
+    fakes["simdx"][0].run_bfs = lambda files, root: {"iterations": 3, "ms": 1.5,
+                                                     "correct": False}
+    status, df, _ = run(tmp_path / "wrong", "traversal", "grid:3", algorithms=["bfs"])
+    assert df.loc[key, "check"] == "FAILED"
+    status, df, _ = run(tmp_path / "directed", "traversal", "rmat:3:2", algorithms=["bfs"])
+    assert df.loc[key, "status"].startswith("n/a: SIMD-X's program is a BFS of symmetric")
+
+
+def test_first_call_child_times_and_checks_in_process():
+    from benchmarks.suites import traversal
+
+    rec = traversal.first_call_child("grid:3", "weakly_connected_components", 0, 1)
+    assert rec["first_ms"] > 0 and len(rec["warm_ms"]) == 1 and rec["check"]["ok"]
+
+
+@pytest.mark.slow
+def test_first_calls_run_in_fresh_processes_with_an_empty_then_warm_cache():
+    from benchmarks import common, graphs
+    from benchmarks.suites import traversal
+
+    run_ = harness.Run(harness.SUITES["traversal"], algorithms=["weakly_connected_components"],
+                       repeat=1, quick=True, ks=(), variants=None, log=common.Log(True))
+    spec = graphs.parse_spec("grid:3")
+    g, _ = graphs.build(spec)
+    traversal.first_calls(run_, spec, g, 0)
+    assert [(r["variant"], r["role"], r["check"]) for r in run_.rows] == [
+        ("empty cache", "ours", "ok"), ("warm cache", "variant", "ok")]
+    assert all(r["ms"] > 0 and "beyond_warm_ms" in r["params"] for r in run_.rows)

@@ -4,10 +4,19 @@ traversal: each algorithm cuGraph also has, at the library defaults (the PageRan
 tol 1e-6, max_iter 100, unweighted), ms per call; on a weighted graph also PageRank with its
 weights (case ``weighted``, cuGraph's default there); bfs, sssp and personalized PageRank from
 the vertex of largest out-degree, bfs and sssp also from a seeded random vertex with out-edges
-(case ``random source``); k_core at k = ceil(max core / 2).  Each result is checked against cuGraph's
+(case ``random source``); k_core at k = ceil(max core / 2); PageRank with a
+``personalization`` frame of the hub alone (case ``personalization``, cuGraph's form of a
+NetworkX ``personalization`` dict; against ``cugraph.pagerank(personalization=)``).  bfs
+also against the seeds' own programs from the same root (suites/seeds.py: SIMD-X's on a
+symmetric graph, EMOGI's in device memory).  Each result is checked against cuGraph's
 on the same graph; without cuGraph against a CPU oracle (scipy / networkx / a float64 power
 iteration) up to :data:`ORACLE_MAX_EDGES` stored edges, else against a certificate computed
 over the edges.  bfs / sssp predecessors (a null or -1: none) must be a tight in-neighbour.
+
+A full run (not ``--quick``) adds case ``first call (fresh process)`` per algorithm
+(:func:`first_calls`): a new Python process times its first call with an empty on-disk kernel
+cache, then another with the cache the first left (``ONYX_RAPIDS_CACHE_DIR``), each checked
+against a warm call.
 
 multisource: bfs / sssp from k sources at once (one k-column call) against k single-source
 calls of ours and k calls of cuGraph; every column checked against the single-source run and
@@ -16,7 +25,14 @@ cuGraph's.  Sources: drawn (seeded) among the max(1024, 4k) largest out-degrees.
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -25,8 +41,10 @@ from onyx_rapids.inputs import top_vertex, with_out_edges
 
 from .. import catalog, graphs
 from ..catalog import call, make_inputs
-from ..common import (UNREACHED_FLOAT, UNREACHED_HOPS, compare, free_memory, host, ordered,
-                      predecessors)
+from ..common import (UNREACHED_FLOAT, UNREACHED_HOPS, compare, free_memory, host, median,
+                      ordered, predecessors, timed)
+from ..peers.cugraph import frame as device_frame
+from .seeds import SeedFiles, seed_rows
 
 ORACLE_MAX_EDGES = 200_000
 PAGERANK = dict(alpha=0.85, tol=1e-6, max_iter=100)
@@ -194,6 +212,13 @@ def predecessor_check(name, frame, g, dist, source) -> dict | None:
 # ------------------------------------------------------------------------------ suites
 
 
+def personalization(g, source):
+    """PageRank's ``personalization`` as a cuGraph user passes it: a frame (cuDF on a GPU) of
+    one vertex and its value."""
+    return device_frame({"vertex": device.xp.asarray([source], dtype=np.int64),
+                         "values": device.xp.asarray([1.0], dtype=np.float32)})
+
+
 def random_source(g) -> int:
     """A seeded random vertex with out-edges (an original id)."""
     ids = with_out_edges(g)
@@ -207,7 +232,10 @@ def measure(run, spec, g, stats) -> None:
     cgraphs = mod.Graphs(g) if mod is not None else None
     hub = top_vertex(g)
     core_max = None
+    seeds = SeedFiles(run, g) if "bfs" in run.algorithms else None
     cases = [(name, "default") for name in run.algorithms]
+    if "pagerank" in run.algorithms:
+        cases.insert(cases.index(("pagerank", "default")) + 1, ("pagerank", "personalization"))
     if "pagerank" in run.algorithms and g.edge_weights is not None:
         cases.insert(cases.index(("pagerank", "default")) + 1, ("pagerank", "weighted"))
     for name in ("sssp", "bfs"):
@@ -215,7 +243,7 @@ def measure(run, spec, g, stats) -> None:
             cases.insert(cases.index((name, "default")) + 1, (name, "random source"))
     for name, case in cases:
         entry = catalog.get(name)
-        weighted = case == "weighted"
+        weighted, personal = case == "weighted", case == "personalization"
         source = random_source(g) if case == "random source" else hub
         tag = f"{name}{'' if case == 'default' else ' ' + case} on {graph}"
         context = {"source": source}
@@ -230,6 +258,9 @@ def measure(run, spec, g, stats) -> None:
         if name in ("pagerank", "personalized_pagerank"):
             params.update(PAGERANK)
         inputs = make_inputs(entry, g, 1, context)
+        if personal:  # cuGraph's form: a frame of one vertex and its value
+            params["personalization"] = source
+            inputs = {"personalization": personalization(g, source)}
         ours = run.row(graph, name, case, "default", "ours", "ours", params=params)
         run.log(f"{tag}: ours")
         frame = run.timed(ours, lambda: _ours(entry, g, inputs, weighted))
@@ -246,7 +277,8 @@ def measure(run, spec, g, stats) -> None:
         del frame
         peer = run.row(graph, name, case, "default", "cugraph", "peer", label=label,
                        params=params)
-        peer_name = "pagerank_weighted" if weighted else name
+        peer_name = ("pagerank_weighted" if weighted else "personalized_pagerank" if personal
+                     else name)
         ref, against = None, None
         if mod is None:
             peer["status"] = f"skipped: {label}"
@@ -260,13 +292,16 @@ def measure(run, spec, g, stats) -> None:
                     ref, against = mod.values(peer_name, res, g), label
             except Exception as e:
                 run.error(peer, e, "cugraph")
+        if name == "bfs" and mine is not None:
+            seed_rows(run, graph, g, case, source, mine, seeds)
         if mine is None or ours["check"] == "FAILED":
             continue
         metric, tol = METRIC[name]
         try:
             if ref is None:
                 try:
-                    ref, against = oracle(name, g, source, params.get("k"), weighted)
+                    ref, against = oracle(peer_name.replace("pagerank_weighted", "pagerank"),
+                                          g, source, params.get("k"), weighted)
                     if name != "k_core":
                         ref = device.asarray(ref)
                 except (ValueError, ImportError) as e:
@@ -283,6 +318,10 @@ def measure(run, spec, g, stats) -> None:
             run.error(ours, e, "the check")
     if cgraphs is not None:
         stats["cugraph_build_ms"] = dict(cgraphs.build_ms)
+    if seeds is not None:
+        seeds.close()
+    if not run.quick:
+        first_calls(run, spec, g, hub)
     free_memory()
 
 
@@ -349,3 +388,88 @@ def measure_multi(run, spec, g, stats) -> None:
                 run.error(at_once, e, "the check")
             del frame
             free_memory()
+
+
+# ------------------------------------------------------------------------------ first calls
+
+FIRST_CALL = "first call (fresh process)"
+_MARK = "FIRST-CALL-RECORD "
+# the fresh process: first_call_child(SPEC, NAME, SOURCE, REPEAT), its record on one line
+_CHILD = ("import json, sys; from benchmarks.suites.traversal import _MARK, first_call_child; "
+          "a = sys.argv[1:]; print(_MARK + json.dumps(first_call_child(a[0], a[1], int(a[2]), "
+          "int(a[3])), default=float), flush=True)")
+
+
+def _context(entry, g, source) -> tuple[dict, dict]:
+    """(make_inputs context, params) of ``entry`` from ``source`` as :func:`measure` calls it
+    (k_core at k = ceil(max core / 2), computed untimed)."""
+    context = {"source": source} if "source" in entry.input_names() else {"sources": [source]}
+    params = {"source": source} if {"source", "sources"} & entry.input_names() else {}
+    if entry.name == "k_core":
+        core = host(_ours(catalog.get("core_number"), g, {})["core_number"])
+        context["k"] = params["k"] = max(1, math.ceil(int(core.max()) / 2)) if g.n else 1
+    if entry.name in ("pagerank", "personalized_pagerank"):
+        params.update(PAGERANK)
+    return context, params
+
+
+def first_call_child(spec_text: str, name: str, source: int, repeat: int) -> dict:
+    """In a fresh process: build the graph (untimed), time the first call of ``name`` and
+    ``repeat`` warm ones, and check the first result against a warm one."""
+    g = graphs.build(spec_text, undirected=False)[0]
+    entry = catalog.get(name)
+    context, _ = _context(entry, g, source)
+    inputs = make_inputs(entry, g, 1, context)
+    first_frame, first = timed(lambda: _ours(entry, g, inputs))
+    warm = [timed(lambda: _ours(entry, g, inputs))[1] for _ in range(repeat)]
+    metric, tol = METRIC[name]
+    mine = _values(name, first_frame, g)
+    again = _values(name, _ours(entry, g, inputs), g)
+    check = compare(metric, mine, again, against="a warm call in the process", tol=tol)
+    return {"first_ms": first, "warm_ms": warm, "check": check}
+
+
+def _child(spec, name, source, repeat, cache_dir) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "ONYX_RAPIDS_CACHE"}
+    env["ONYX_RAPIDS_CACHE_DIR"] = str(cache_dir)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
+        os.pathsep) if p])
+    proc = subprocess.run([sys.executable, "-c", _CHILD, spec.text, name, str(int(source)),
+                           str(repeat)], capture_output=True, text=True, env=env, cwd=root,
+                          timeout=3600)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith(_MARK)), None)
+    if proc.returncode != 0 or line is None:
+        raise RuntimeError(f"the fresh process exited {proc.returncode}: "
+                           f"{(proc.stdout + proc.stderr)[-600:]}")
+    return json.loads(line[len(_MARK):])
+
+
+def first_calls(run, spec, g, source) -> None:
+    """Case ``first call (fresh process)`` of every algorithm: a new Python process builds the
+    graph and times its first call, with an empty on-disk kernel cache (variant ``empty
+    cache``, the group's reference) and again with the cache that run left
+    (``warm cache``), ``ONYX_RAPIDS_CACHE_DIR`` a new folder per algorithm; params: the warm
+    median in that process and the first call's excess over it."""
+    for name in run.algorithms:
+        folder = Path(tempfile.mkdtemp(prefix="onyx_cache_"))
+        try:
+            for variant in ("empty cache", "warm cache"):
+                row = run.row(spec.text, name, FIRST_CALL, variant, "ours",
+                              "ours" if variant == "empty cache" else "variant",
+                              params={"source": source, "cache": variant})
+                run.log(f"{name} on {spec.text}: first call in a fresh process, {variant}")
+                try:
+                    rec = _child(spec, name, source, run.repeat, folder)
+                except Exception as e:
+                    run.error(row, e, "the fresh process")
+                    continue
+                warm = median(rec["warm_ms"])
+                row.update(ms=rec["first_ms"], first_call_ms=rec["first_ms"],
+                           times_ms=[rec["first_ms"]], repeats=1)
+                row["params"].update(warm_ms=warm, beyond_warm_ms=rec["first_ms"] - warm,
+                                     cache_files=sum(1 for p in folder.rglob("*")
+                                                     if p.is_file()))
+                run.check(row, rec["check"], f"{name} first call ({variant}) on {spec.text}")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
