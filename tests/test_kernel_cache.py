@@ -127,7 +127,7 @@ def test_generated_and_library_kernels_have_a_fingerprint_stable_across_processe
         print(dc.fingerprint(fk.kernel(weighted=False)))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, check=True)
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}, check=True)
     assert out.stdout.strip() == here
 
 
@@ -323,7 +323,7 @@ FIRST_CALLS = textwrap.dedent("""
 
 
 def _fresh_process(cache_dir, **env):
-    environ = {**os.environ, "PYTHONPATH": ROOT, "ONYX_RAPIDS_CACHE_DIR": str(cache_dir), **env}
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])), "ONYX_RAPIDS_CACHE_DIR": str(cache_dir), **env}
     done = subprocess.run([sys.executable, "-c", FIRST_CALLS], capture_output=True, text=True,
                           cwd=ROOT, env=environ, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
