@@ -114,7 +114,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-06, nst
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # not converged: raised below
         frame, info = onyx_pagerank(og.graph, alpha, n * tol, int(max_iter),
-                                    weight=False if w is None else weight,
+                                    weight=False if w is None else og.weight_column(weight),
                                     personalization=teleport, return_info=True)
     if not info.converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
@@ -215,15 +215,22 @@ def single_source_shortest_path_length(G, source, cutoff=None):
 
 # ---------------------------------------------------------------------------- dijkstra
 
-def _float32_distances(og: OnyxGraph, starts: list, weight) -> np.ndarray:
-    """Distances from the nearest of ``starts`` by the library's sssp (float32, inf)."""
-    from .. import sssp
+def _float32_distances(og: OnyxGraph, starts: list, column) -> np.ndarray:
+    """Distances from the nearest of ``starts`` (float32, inf where unreachable): the
+    library's sssp on weight ``column``, or its bfs when ``column`` is None (unit weights)."""
+    from .. import bfs, sssp
     best = np.full(len(og), np.inf, dtype=np.float32)
     for at in range(0, len(starts), SSSP_SOURCES_PER_CALL):
         chunk = starts[at:at + SSSP_SOURCES_PER_CALL]
-        frame = sssp(og.graph, sources=chunk, weight=weight)
+        if column is None:
+            frame = bfs(og.graph, sources=chunk)
+        else:
+            frame = sssp(og.graph, sources=chunk, weight=column)
         for f in range(len(chunk)):
-            np.minimum(best, _column(frame, f"distance_{f}"), out=best)
+            d = _column(frame, f"distance_{f}")
+            if column is None:
+                d = np.where(d == np.iinfo(np.int32).max, np.inf, d).astype(np.float32)
+            np.minimum(best, d, out=best)
     return best
 
 
@@ -256,7 +263,8 @@ def _dijkstra(og: OnyxGraph, sources: list, cutoff, weight) -> dict:
     if w is None:
         w = np.ones(og.indices.shape[0], dtype=np.int64)
     starts = list(dict.fromkeys(og.index[s] for s in sources))
-    d32 = _float32_distances(og, starts, weight if weight in og.weights else None)
+    d32 = _float32_distances(og, starts, og.weight_column(weight) if weight in og.weights
+                             else None)
     dist, reached = _exact(og, starts, w, d32)
     if cutoff is not None:
         reached &= dist <= cutoff

@@ -24,8 +24,8 @@ class OnyxGraph:
     ``offsets`` / ``indices`` are the CSR in NetworkX's adjacency order (host int64 arrays);
     ``weights[attr]`` the values of an edge attribute in that order (int64 when every value
     is an int, else float64), for the attributes converted.  ``graph`` is the device graph,
-    whose weight columns are those attributes (float32).  ``source`` is the NetworkX graph it
-    was converted from (``k_core`` returns its subgraph, attributes included): like NetworkX's
+    whose weight columns hold those attributes (float32; :meth:`weight_column` names them).
+    ``source`` is the NetworkX graph it was converted from (``k_core`` returns its subgraph, attributes included): like NetworkX's
     conversion cache, an OnyxGraph is a snapshot, valid while that graph is not modified.
 
     Examples
@@ -96,10 +96,16 @@ class OnyxGraph:
         """The :class:`onyx_rapids.Graph` (built on first use, then kept)."""
         if self._graph is None:
             from .. import Graph
-            weights = {name: w.astype(np.float32) for name, w in self.weights.items()}
+            weights = {self.weight_column(name): w.astype(np.float32)
+                       for name, w in self.weights.items()}
             self._graph = Graph.from_csr(self.offsets, self.indices, weights or None,
                                          directed=self.directed, multigraph=self.multigraph)
         return self._graph
+
+    def weight_column(self, attr) -> str:
+        """The device graph's column of edge attribute ``attr`` (attribute names may be any
+        hashable; the library's columns are strings): ``"w0"``, ``"w1"``, ... in order."""
+        return f"w{list(self.weights).index(attr)}"
 
     def edge_sources(self) -> np.ndarray:
         """The row of every CSR entry (host int64)."""
