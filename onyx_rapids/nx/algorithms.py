@@ -20,6 +20,11 @@ from .. import device
 from .convert import OnyxGraph, from_networkx
 from .order import layers
 
+#: The smallest ``tol`` pagerank runs with: the library's ranks are float32, whose resolution
+#: (2**-23 relative) bounds how small an iteration's change can get; a smaller NetworkX ``tol``
+#: would never be met (NetworkX, in float64, would stop), so it is raised to this.
+PAGERANK_MIN_TOL = 2.0 ** -23
+
 #: Sources per library sssp call of a multi-source Dijkstra (each is a distance column).
 SSSP_SOURCES_PER_CALL = 32
 
@@ -86,7 +91,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-06, nst
     """NetworkX's ``pagerank`` on the GPU: a dict of node -> rank (float).
 
     The stop test is NetworkX's (L1 change of an iteration < ``N * tol``), so the library runs
-    with ``tol=N * tol``; not converged within ``max_iter`` raises
+    with ``tol=N * max(tol, PAGERANK_MIN_TOL)`` (float32's resolution); not converged within ``max_iter`` raises
     ``PowerIterationFailedConvergence``.  Dangling mass follows the personalization (NetworkX's
     default); a ``dangling`` dict or an ``nstart`` raises NotImplementedError.
 
@@ -113,7 +118,8 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-06, nst
     teleport = _teleport(og, personalization)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # not converged: raised below
-        frame, info = onyx_pagerank(og.graph, alpha, n * tol, int(max_iter),
+        frame, info = onyx_pagerank(og.graph, alpha, n * max(tol, PAGERANK_MIN_TOL),
+                                    int(max_iter),
                                     weight=False if w is None else og.weight_column(weight),
                                     personalization=teleport, return_info=True)
     if not info.converged:
