@@ -7,8 +7,8 @@ the backend (falling back to NetworkX's own code where ``can_run`` says no or th
 raises NotImplementedError) and converts results back, so each of its assertions checks our
 answer.  The run is a subprocess (NetworkX's conftest sets the dispatcher up at start); it
 needs the entry points, which ``pip install -e '.[test]'`` registers, and fails without them.
-``tests/networkx_skips.txt`` lists the tests deselected, each with its reason.  Under the
-CUDA simulator the whole run takes about 100 s (all modules, every CI run).
+``tests/networkx_skips.txt`` lists the tests deselected, each with its reason.  Every CI run
+runs all the modules (docs/networkx.md gives the cost under the simulator).
 """
 
 import json

@@ -41,9 +41,9 @@ class OnyxGraph:
     __networkx_backend__ = "onyx"
 
     def __init__(self, *, nodes, offsets, indices, weights, directed, multigraph, source=None,
-                 graph_attrs=None):
+                 graph_attrs=None, index=None):
         self.nodes = nodes
-        self.index = {label: i for i, label in enumerate(nodes)}
+        self.index = index if index is not None else {label: i for i, label in enumerate(nodes)}
         self.offsets = offsets
         self.indices = indices
         self.weights = weights
@@ -216,7 +216,7 @@ def from_networkx(G, weight="weight", *, edge_attrs=None, keep_source=True) -> O
             weights[attr] = values
     return OnyxGraph(nodes=nodes, offsets=offsets, indices=indices, weights=weights,
                      directed=G.is_directed(), multigraph=G.is_multigraph(),
-                     source=G if keep_source else None, graph_attrs=G.graph)
+                     source=G if keep_source else None, graph_attrs=G.graph, index=index)
 
 
 def to_networkx(og: OnyxGraph):
