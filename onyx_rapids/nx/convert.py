@@ -12,6 +12,9 @@ weights and shortest paths take the smallest, as NetworkX does).
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import methodcaller
+
 import numpy as np
 
 __all__ = ["OnyxGraph", "from_networkx", "to_networkx"]
@@ -144,21 +147,38 @@ def _edge_attributes(edge_attrs, weight):
     return attrs
 
 
+def _edge_dicts(G):
+    """The attribute dict of every stored edge, in adjacency order (C-level iteration)."""
+    per_neighbour = chain.from_iterable(map(dict.values, G._adj.values()))
+    if G.is_multigraph():  # one dict per key of each neighbour
+        return chain.from_iterable(map(dict.values, per_neighbour))
+    return per_neighbour
+
+
 def _weight_values(G, attr, default, m):
     """The attribute of every edge in adjacency order: int64 when all are ints, else float64;
     None when some value is not a real number (those calls run NetworkX's own code)."""
-    adj = G._adj
-    if G.is_multigraph():
-        it = (d.get(attr, default) for nbrs in adj.values() for keyed in nbrs.values()
-              for d in keyed.values())
-    else:
-        it = (d.get(attr, default) for nbrs in adj.values() for d in nbrs.values())
-    values = np.array(list(it)) if m else np.zeros(0, dtype=np.int64)
+    if not m:
+        return np.zeros(0, dtype=np.int64)
+    values = np.array(list(map(methodcaller("get", attr, default), _edge_dicts(G))))
     if values.dtype.kind in "bi":
         return values.astype(np.int64)
     if values.dtype.kind in "uf":
         return values.astype(np.float64)
     return None
+
+
+def _targets(G, nodes, index):
+    """The destination vertex of every stored edge, in adjacency order."""
+    adj = G._adj
+    if G.is_multigraph():  # a neighbour once per parallel edge
+        labels = (v for nbrs in adj.values() for v, keyed in nbrs.items()
+                  for _ in range(len(keyed)))
+    else:
+        labels = chain.from_iterable(adj.values())
+    if nodes == list(range(len(nodes))):  # labels 0..n-1 in order are their own indices
+        return labels
+    return map(index.__getitem__, labels)
 
 
 def from_networkx(G, weight="weight", *, edge_attrs=None, keep_source=True) -> OnyxGraph:
@@ -195,20 +215,16 @@ def from_networkx(G, weight="weight", *, edge_attrs=None, keep_source=True) -> O
                         "MultiGraph / MultiDiGraph")
     nodes = list(G)
     index = {label: i for i, label in enumerate(nodes)}
-    adj = G._adj
     n = len(nodes)
     if G.is_multigraph():
-        degree = np.fromiter((sum(len(k) for k in nbrs.values()) for nbrs in adj.values()),
+        degree = np.fromiter((sum(map(len, nbrs.values())) for nbrs in G._adj.values()),
                              np.int64, n)
-        targets = (index[v] for nbrs in adj.values() for v, keyed in nbrs.items()
-                   for _ in range(len(keyed)))
     else:
-        degree = np.fromiter((len(nbrs) for nbrs in adj.values()), np.int64, n)
-        targets = (index[v] for nbrs in adj.values() for v in nbrs)
+        degree = np.fromiter(map(len, G._adj.values()), np.int64, n)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degree, out=offsets[1:])
     m = int(offsets[-1])
-    indices = np.fromiter(targets, np.int64, m)
+    indices = np.fromiter(_targets(G, nodes, index), np.int64, m)
     weights = {}
     for attr, default in _edge_attributes(edge_attrs, weight).items():
         values = _weight_values(G, attr, default, m)
