@@ -75,7 +75,7 @@ def test_networkx_test_modules_pass_with_the_onyx_backend(tmp_path):
                                            os.environ.get("PYTHONPATH", "")]))
     args = [sys.executable, "-m", "pytest", "-q", "--rootdir", str(nx_dir), "-o", "addopts=",
             "-p", "no:cacheprovider", "-p", "no:logging", "-p", "networkx_suite_plugin",
-            "-W", "ignore::UserWarning", *MODULES]
+            *MODULES]
     for node in skipped_tests():
         args += ["--deselect", node]
     run = subprocess.run(args, cwd=nx_dir, env=env, capture_output=True, text=True,

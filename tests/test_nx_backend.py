@@ -261,6 +261,7 @@ def test_core_number_refusals():
     ("pagerank", {"dangling": {0: 1}}, "dangling"),
     ("pagerank", {"alpha": 1.0}, "alpha"),
     ("pagerank", {"personalization": {0: -1, 1: 2}}, "negative"),
+    ("pagerank", {"personalization": {0: "x"}}, "cannot check"),  # NetworkX raises its error
     ("bfs_edges", {"source": 0, "sort_neighbors": sorted}, "sort_neighbors"),
     ("bfs_tree", {"source": 0, "reverse": True}, "reverse"),
     ("single_source_dijkstra_path_length", {"source": 0, "weight": lambda u, v, d: 1},

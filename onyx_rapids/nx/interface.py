@@ -116,7 +116,10 @@ class BackendInterface:
             return f"arguments do not match {name}'s signature: {exc}"
         bound.apply_defaults()
         refuse = _REFUSALS.get(name)
-        reason = refuse(bound.arguments) if refuse is not None else None
+        try:
+            reason = refuse(bound.arguments) if refuse is not None else None
+        except (TypeError, ValueError, AttributeError) as exc:  # NetworkX reports bad input
+            return f"cannot check the arguments of {name}: {exc}"
         return True if reason is None else reason
 
     @staticmethod
