@@ -91,8 +91,8 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-06, nst
     """NetworkX's ``pagerank`` on the GPU: a dict of node -> rank (float).
 
     The stop test is NetworkX's (L1 change of an iteration < ``N * tol``), so the library runs
-    with ``tol=N * max(tol, PAGERANK_MIN_TOL)`` (float32's resolution); not converged within ``max_iter`` raises
-    ``PowerIterationFailedConvergence``.  Dangling mass follows the personalization (NetworkX's
+    with ``tol=N * max(tol, PAGERANK_MIN_TOL)`` (float32's resolution); not converged within
+    ``max_iter`` raises ``PowerIterationFailedConvergence``.  Dangling mass follows the personalization (NetworkX's
     default); a ``dangling`` dict or an ``nstart`` raises NotImplementedError.
 
     >>> import networkx as nx

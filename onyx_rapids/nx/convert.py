@@ -28,8 +28,9 @@ class OnyxGraph:
     ``weights[attr]`` the values of an edge attribute in that order (int64 when every value
     is an int, else float64), for the attributes converted.  ``graph`` is the device graph,
     whose weight columns hold those attributes (float32; :meth:`weight_column` names them).
-    ``source`` is the NetworkX graph it was converted from (``k_core`` returns its subgraph, attributes included): like NetworkX's
-    conversion cache, an OnyxGraph is a snapshot, valid while that graph is not modified.
+    ``source`` is the NetworkX graph it was converted from (``k_core`` returns its subgraph,
+    attributes included): like NetworkX's conversion cache, an OnyxGraph is a snapshot, valid
+    while that graph is not modified.
 
     Examples
     --------
