@@ -55,11 +55,12 @@ def acc_facts(run, direction, filter) -> dict:
 
 
 def original_parents(g, parent):
-    """``(original ids, valid)`` of internal parents (-1: none), the masked column that
+    """``(original ids, valid)`` of internal parents (-1: none; a labelled graph's labels:
+    ``VertexIds.column``), the masked column that
     :func:`onyx_rapids.io.to_frame` writes as nulls: no predecessor is a null, never a vertex id
     (-1 may be one)."""
     xp = device.xp
-    return g.vertices[xp.maximum(parent, 0)], parent >= 0
+    return g.id_map.column(g.vertices[xp.maximum(parent, 0)], parent >= 0)
 
 
 @algorithm(

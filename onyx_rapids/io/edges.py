@@ -6,6 +6,7 @@ weight arrays (:func:`read_edgelist`), and the edge list a cuGraph graph keeps
 from __future__ import annotations
 
 from ..device import xp
+from ..ids import as_labels, is_labels
 from .arrays import read_vertex_ids
 from .columns import id_column, numeric_column
 from .frames import (check_column_name, column_names, num_rows, require_column, require_frame,
@@ -13,10 +14,14 @@ from .frames import (check_column_name, column_names, num_rows, require_column, 
 
 
 def read_edgelist(df, source="src", destination="dst", weight=None, *,
-                  arg_names=("source", "destination"), where="the edge list", row_offset=0):
+                  arg_names=("source", "destination"), where="the edge list", row_offset=0,
+                  labels=False):
     """Validate an edge frame; return (src int64, dst int64, weights (m, w) float32 | None, names).
 
     ``df`` is a pandas or cuDF DataFrame or a pyarrow Table; the ids are the original ones.
+    ``labels``: id columns that are not integers (strings, categoricals, objects) are read as
+    labels, host object arrays (:func:`onyx_rapids.ids.is_labels`); when one of the two is,
+    both are (integers then labels too).  Without ``labels`` they are refused.
     ``arg_names`` are the names error messages give the two id arguments (``("left",
     "right")`` for :meth:`~onyx_rapids.graph.Graph.from_bipartite`); ``where`` names the
     edge list and ``row_offset`` is the row number of ``df``'s first row in it (a chunk of a
@@ -35,8 +40,10 @@ def read_edgelist(df, source="src", destination="dst", weight=None, *,
     if num_rows(df, kind) == 0:
         raise ValueError("df: the edge list is empty (0 rows); a graph needs at least one edge "
                          "(for a graph without edges use Graph.from_csr)")
-    src = id_column(df, kind, source, src_arg, where, row_offset)
-    dst = id_column(df, kind, destination, dst_arg, where, row_offset)
+    src = id_column(df, kind, source, src_arg, where, row_offset, labels=labels)
+    dst = id_column(df, kind, destination, dst_arg, where, row_offset, labels=labels)
+    if is_labels(src) or is_labels(dst):
+        src, dst = as_labels(src), as_labels(dst)
     weights = None
     if names:
         cols = [numeric_column(df, kind, name, "weight", where, row_offset) for name in names]
@@ -67,7 +74,9 @@ def cugraph_edges(G):
                          "cugraph.Graph, or read its edge list with Graph.from_edgelist")
     if G.is_renumbered():
         raise TypeError("G has non-integer or multi-column vertex ids (cuGraph renumbered them "
-                        "in Python); onyx_rapids needs integer vertex ids")
+                        "in Python), which Graph.from_cugraph does not read; pass its edge list "
+                        "to Graph.from_edgelist (G.view_edge_list(), labels such as strings "
+                        "are renumbered there)")
     if not hasattr(G, "decompress_to_edgelist"):
         raise ImportError("this cuGraph version lacks Graph.decompress_to_edgelist; upgrade "
                           "cuGraph, or pass G.view_edge_list() to Graph.from_edgelist")
