@@ -64,8 +64,8 @@ class Graph:
     """A directed (or undirected, stored both ways) graph in CSR and CSC form on the device.
 
     Simple by default (``multigraph=False``); see the module docstring. Build one with
-    :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph` or
-    :meth:`from_bipartite`; the initializer only gathers finished buffers (the keyword
+    :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph`,
+    :meth:`from_bipartite` or :meth:`from_networkx`; the initializer only gathers finished buffers (the keyword
     arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds;
     ``edge_sources``, when the build has them, seeds the derived data).
     """
@@ -412,6 +412,52 @@ class Graph:
         return cls.from_buffers(*sources.bipartite(df, left, right, weight,
                                                    multigraph=multigraph, placement=placement,
                                                    duplicates=duplicates))
+
+    @classmethod
+    def from_networkx(cls, G, weight="weight", placement: str = "auto",
+                      duplicates: str | None = None) -> "Graph":
+        """A graph from a NetworkX graph, keyed by its node labels.
+
+        Parameters
+        ----------
+        G : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+            Directed when ``G.is_directed()``; every node is a vertex (isolated ones too).
+            Nodes that are all ints keep integer ids (as :meth:`from_edgelist` renumbers
+            them); any other hashable labels (strings, tuples, mixed types) are renumbered
+            as :meth:`from_edgelist` renumbers labels, and result frames, lookups and
+            messages use the labels themselves.
+        weight : str or None
+            The edge attribute read as the weight column (named after it), NetworkX's
+            default ``"weight"``.  When no edge has it the graph is unweighted; an edge
+            lacking it where others have it weighs 1.0, as NetworkX's algorithms read a
+            missing weight; a value that is not a number is a TypeError naming the edge.
+            None: unweighted.
+        placement : {"auto", "device", "host"}
+            Where the edge arrays live, as in :meth:`from_edgelist` (built on the device).
+        duplicates : {"first", "last", "min", "sum", "error"}, optional
+            As in :meth:`from_edgelist`; a NetworkX graph has no duplicate pairs, so this
+            matters only for a multigraph's parallel edges, which are kept: a
+            ``MultiGraph``/``MultiDiGraph`` becomes a graph with ``multigraph=True``, each
+            parallel edge with its own weight.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> G = nx.Graph()
+        >>> G.add_edge("ann", "bob", weight=2.0)
+        >>> G.add_edge("bob", "cy", weight=0.5)
+        >>> G.add_node("dee")  # isolated
+        >>> g = Graph.from_networkx(G)
+        >>> g.n, g.m, g.directed, g.weight_names
+        (4, 4, False, ['weight'])
+        >>> g.id_map.labels.values.tolist(), g.to_internal("cy")
+        (['ann', 'bob', 'cy', 'dee'], 2)
+        >>> from onyx_rapids import io
+        >>> io.to_edge_frame(g)["src"].tolist()  # doctest: +SKIP
+        ['ann', 'bob', 'bob', 'cy']
+        """
+        return cls.from_buffers(*sources.networkx(G, weight, placement=placement,
+                                                  duplicates=duplicates))
 
     @classmethod
     def from_buffers(cls, buffers, placement: str | None = None) -> "Graph":

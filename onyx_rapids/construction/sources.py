@@ -1,7 +1,7 @@
 """One builder per kind of input, behind the ``Graph.from_*`` constructors: edge frames
 (:func:`edgelist`, :func:`frame`), Parquet files (:func:`parquet`), CSR arrays and sparse
-matrices (:func:`csr`), cuGraph graphs (:func:`cugraph`) and bipartite frames
-(:func:`bipartite`).
+matrices (:func:`csr`), cuGraph graphs (:func:`cugraph`), bipartite frames (:func:`bipartite`) and
+NetworkX graphs (:func:`networkx`).
 
 Each checks its arguments, reads its input through :mod:`onyx_rapids.io` (which validates it
 whole, so a graph is never half built from bad input), chooses the build and returns ``(buffers,
@@ -169,6 +169,19 @@ def bipartite(df, left, right, weight, *, multigraph, placement, duplicates=None
                                                           side_names=(left, right),
                                                           duplicates=duplicates),
                       placement, 2 * lids.shape[0], weights)
+
+
+def networkx(G, weight, *, placement, duplicates=None):
+    """``Graph.from_networkx``: G's edges and nodes read (:func:`onyx_rapids.io.read_networkx`)
+    and built on the device, keyed by G's node labels; a multigraph keeps its parallel
+    edges (``multigraph=True``)."""
+    placement = memory.check_placement(placement)
+    duplicates = check_duplicates(duplicates)
+    src, dst, weights, names, directed, multigraph, nodes = io.read_networkx(G, weight)
+    if not nodes.shape[0]:
+        raise ValueError("G has no nodes; a graph needs at least one vertex")
+    return _from_ids(src, dst, weights, names, directed=directed, multigraph=multigraph,
+                     vertices=nodes, placement=placement, duplicates=duplicates)
 
 
 def _on_device(build, placement: str, rows: int, weights):

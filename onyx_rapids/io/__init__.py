@@ -28,7 +28,7 @@ named here (``io.<name>``).
 
 from .arrays import read_vertex_ids
 from .csr import csr_inputs, csr_on_device, csr_size, read_csr, read_csr_on_host
-from .edges import cugraph_edges, read_cugraph, read_edgelist
+from .edges import cugraph_edges, read_cugraph, read_edgelist, read_networkx
 from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series,
                      require_frame, weight_column_names)
 from .parquet import parquet_chunks, parquet_edge_columns, parquet_row_count, read_parquet_edges
@@ -41,6 +41,7 @@ __all__ = [
     "is_series",
     "check_column_name",
     "read_edgelist",
+    "read_networkx",
     "read_parquet_edges",
     "read_csr",
     "read_csr_on_host",

@@ -76,14 +76,20 @@ def read_vertex_ids(values, arg: str = "vertices", *, labels: bool = False):
                             f"{listing(repr(c) for c in names)}); pass a list, array or Series "
                             "of ids, or df['<id column>']")
         return id_column(values, kind, "vertex", arg, f"the {arg} frame", labels=labels)
-    if labels and isinstance(values, (str, bytes)):
-        return np.array(values, dtype=object)
+    if isinstance(values, (str, bytes)):
+        if labels:
+            return np.array(values, dtype=object)
+        raise TypeError(f"{arg}: vertex ids must be integers, got the string {values!r}; labels "
+                        "such as strings name vertices only of a graph built from labelled ids")
     a = as_array(values, arg)
+    if labels and isinstance(values, (list, tuple)) and a.ndim > 1:  # tuples as labels
+        a = np.empty(len(values), dtype=object)
+        a[:] = list(values)
     if a.size == 0:
         return xp.zeros(a.shape, dtype=np.int64)
     if a.dtype.kind not in "iu":
         if labels and a.dtype.kind not in "fb":
-            return _labels(values, a, arg)
+            return _labels(a, arg)
         raise TypeError(f"{arg}: vertex ids must be integers{' or labels' if labels else ''}, "
                         f"got dtype {a.dtype}; cast them to an integer type (floats are not "
                         "accepted as ids, even integral ones)"
@@ -92,14 +98,10 @@ def read_vertex_ids(values, arg: str = "vertices", *, labels: bool = False):
     return to_int64(a, arg)
 
 
-def _labels(values, a, arg: str):
-    """Labels (host object array) of the values that :func:`as_array` read as ``a``; nulls
-    refused."""
+def _labels(a, arg: str):
+    """Labels: the non-numeric array ``a`` as a host object array; nulls refused."""
     import pandas as pd
 
-    if isinstance(values, (list, tuple)) and a.ndim > 1:  # tuples as labels, not as rows
-        a = np.empty(len(values), dtype=object)
-        a[:] = list(values)
     out = np.asarray(a, dtype=object)
     nulls = int(pd.isna(out.reshape(-1)).sum())
     if nulls:

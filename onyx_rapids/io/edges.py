@@ -1,14 +1,18 @@
 """Edge lists in: an edge frame (pandas / cuDF DataFrame, pyarrow Table) validated into id and
 weight arrays (:func:`read_edgelist`), and the edge list a cuGraph graph keeps
-(:func:`cugraph_edges`, :func:`read_cugraph`).  cuGraph is imported only when one is read.
+(:func:`cugraph_edges`, :func:`read_cugraph`), and the edges and nodes of a NetworkX graph
+(:func:`read_networkx`).  cuGraph and NetworkX are imported only when one is read.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .. import device
 from ..device import xp
 from ..ids import as_labels, is_labels
 from .arrays import read_vertex_ids
-from .columns import id_column, numeric_column
+from .columns import finite_float32, id_column, numeric_column
 from .frames import (check_column_name, column_names, num_rows, require_column, require_frame,
                      weight_column_names)
 
@@ -107,3 +111,59 @@ def read_cugraph(G):
     edges, source, destination, weight, names, directed, vertices = cugraph_edges(G)
     src, dst, weights, _ = read_edgelist(edges, source, destination, weight)
     return src, dst, weights, names, directed, vertices
+
+
+def read_networkx(G, weight="weight"):
+    """The edges and nodes of a NetworkX graph, for ``Graph.from_networkx``.
+
+    Returns ``(src, dst, weights (m, 1) float32 | None, names, directed, multigraph, nodes)``:
+    the ends of each edge (each undirected edge once, parallel edges of a multigraph each),
+    as int64 backend arrays when every node is an int (not a bool), else as labels (host
+    object arrays, :func:`onyx_rapids.ids.is_labels`); ``nodes`` all of G's nodes alike
+    (isolated ones included).  ``weight``: the edge attribute read as the weight column
+    (named after it), None for none; when no edge has it the graph is unweighted, and an edge
+    lacking it where others have it weighs 1.0, as NetworkX's algorithms read a missing
+    weight.  TypeError names a non-numeric weight's edge.
+    """
+    import networkx as nx
+
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"G must be a networkx Graph, DiGraph, MultiGraph or MultiDiGraph, got "
+                        f"{type(G).__module__}.{type(G).__name__}; for edge frames use "
+                        "Graph.from_edgelist")
+    if weight is not None and (isinstance(weight, (bool, np.bool_)) or not isinstance(weight, str)
+                               and not np.isscalar(weight)):
+        raise TypeError(f"weight={weight!r}: pass the name of the edge attribute that holds the "
+                        "weights (NetworkX's default is 'weight'), or weight=None")
+    nodes = list(G.nodes)
+    integer = all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                  and -(1 << 63) <= v < (1 << 63) for v in nodes)
+    edges = list(G.edges(data=weight, default=None)) if weight is not None else \
+        [(u, v, None) for u, v in G.edges()]
+
+    def ids(values):
+        if integer:
+            return device.asarray(np.fromiter(values, dtype=np.int64, count=len(values)))
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+
+    src = ids([e[0] for e in edges])
+    dst = ids([e[1] for e in edges])
+    weights, names = None, []
+    given = [e[2] for e in edges]
+    if weight is not None and any(w is not None for w in given):
+        values = np.empty(len(given), dtype=np.float64)
+        for i, (u, v, w) in enumerate(edges):
+            if w is None:
+                values[i] = 1.0
+                continue
+            if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.number)):
+                raise TypeError(f"weight={weight!r}: edge ({u!r}, {v!r}) has {weight}={w!r}, "
+                                "which is not a number; fix that attribute, or pass another "
+                                "weight= (None: unweighted)")
+            values[i] = float(w)
+        weights = finite_float32(device.asarray(values), f"weight={weight!r}")[:, None]
+        names = [str(weight)]
+    return (src, dst, weights, names, bool(G.is_directed()), bool(G.is_multigraph()),
+            ids(nodes))
