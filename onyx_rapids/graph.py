@@ -183,11 +183,12 @@ class Graph:
             Rows per chunk of the host build (default: what a quarter of the device memory
             the library may use holds).
         duplicates : {"first", "last", "min", "sum", "error"}, optional
-            The weights of an edge that several rows name, when they differ, column by
-            column: the first row's (the default), the last row's (NetworkX's rule), the
-            smallest, the sum (a self-loop row counted once), or a ValueError naming the
-            pairs.  Left out, it is "first", and a ``UserWarning`` says how many pairs
-            disagreed; rows that agree merge silently under every rule
+            The weights of an edge that several rows name, column by column: the first
+            row's (the default), the last row's (NetworkX's rule), the smallest, the sum (of
+            every such row, also rows that agree: counts; a self-loop row counted once), or,
+            when the rows' weights differ, a ValueError naming the pairs.  Left out, it is
+            "first", and a ``UserWarning`` says how many pairs' rows disagreed; rows that
+            agree merge silently under every rule
             (:mod:`onyx_rapids.construction.duplicates`).
 
         Examples

@@ -9,7 +9,8 @@ the edge's weights, column by column:
   cuGraph's ``Graph`` keeps one of them);
 * ``"last"``: the last row's (NetworkX's rule: ``nx.from_pandas_edgelist`` overwrites);
 * ``"min"``: the smallest (the shortest parallel road, for sssp);
-* ``"sum"``: the sum (counts, capacities); a self-loop row counts once;
+* ``"sum"``: the sum (counts, capacities), also of rows that agree; a self-loop row counts
+  once;
 * ``"error"``: a ValueError naming the pairs.
 
 Left at its default (None, which is ``"first"``), a :class:`UserWarning` names how many pairs
@@ -54,8 +55,8 @@ def merge_weights(weights, head, mode, skip=None):
     differ = xp.any(weights[1:] != weights[:-1], axis=1) & ~head[1:]
     disagreeing = xp.unique(run[1:][differ])
     starts = xp.flatnonzero(head)
-    if mode in (None, "first", "error") or not disagreeing.shape[0]:
-        return weights[starts], disagreeing
+    if mode in (None, "first", "error") or (mode != "sum" and not disagreeing.shape[0]):
+        return weights[starts], disagreeing  # (rows that agree: any rule but "sum" is "first")
     ends = xp.concatenate([starts[1:], xp.array([r], dtype=starts.dtype)]) - 1
     if mode == "last":
         return weights[ends], disagreeing
