@@ -126,7 +126,7 @@ def _from_chunks(chunks, source, destination, weight, *, directed, multigraph, v
     ``weight_names`` (when given) the weight columns in the graph."""
     if not directed and multigraph:
         raise ValueError("an undirected multigraph is built on the device, not in chunks")
-    extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices", labels=True)
+    extra = None if vertices is None else io.read_extra_vertices(vertices)
 
     def rows_of(weights: bool):
         for start, frame in chunks(weights):

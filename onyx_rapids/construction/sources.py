@@ -104,7 +104,7 @@ def _from_ids(src, dst, weights, names, *, directed, multigraph, vertices, place
               duplicates=None):
     """The device build of checked original ids (integers, or labels), ``vertices`` (ids that
     may have no edges) read here."""
-    extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices", labels=True)
+    extra = None if vertices is None else io.read_extra_vertices(vertices)
     return _on_device(lambda: device_build.from_ids(src, dst, weights, names, directed=directed,
                                                     multigraph=multigraph,
                                                     extra_vertices=extra,

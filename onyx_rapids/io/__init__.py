@@ -26,7 +26,7 @@ imported inside the functions that need them.  Everything the rest of the librar
 named here (``io.<name>``).
 """
 
-from .arrays import read_vertex_ids
+from .arrays import read_extra_vertices, read_vertex_ids
 from .csr import csr_inputs, csr_on_device, csr_size, read_csr, read_csr_on_host
 from .edges import cugraph_edges, read_cugraph, read_edgelist, read_networkx
 from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series,
@@ -48,6 +48,7 @@ __all__ = [
     "csr_inputs",
     "read_cugraph",
     "cugraph_edges",
+    "read_extra_vertices",
     "read_vertex_ids",
     "read_vertex_frame",
     "read_property_array",

@@ -109,6 +109,16 @@ def _labels(a, arg: str):
     return out
 
 
+def read_extra_vertices(vertices):
+    """The ``vertices=`` of a graph build (ids that may have no edges): integers as an int64
+    backend array, labels as a host object array (:func:`read_vertex_ids`); a bare str or
+    bytes is refused, as one label is easily meant as a list of characters."""
+    if isinstance(vertices, (str, bytes)):
+        raise TypeError(f"vertices must be a list (or array) of ids, got the single label "
+                        f"{vertices!r}; wrap it: [{vertices!r}]")
+    return read_vertex_ids(vertices, "vertices", labels=True)
+
+
 def int_array(values, arg: str, *, host: bool = False, convert: bool = True):
     """A 1-D integer array as int64 (``convert=False``: checked to fit int64, kept as given);
     ``host=True`` keeps host data on the host (see :func:`as_array`)."""
