@@ -227,6 +227,29 @@ def test_cudf_string_ids_give_cudf_string_columns():
     g = Graph.from_edgelist(frame, weight="w", directed=True)
     assert_same_arrays(g, Graph.from_edgelist(int_frame(), weight="w", directed=True))
     out = onyx.bfs(g, source="v04")
-    assert isinstance(out, cudf.DataFrame) and out["vertex"].dtype == object  # cuDF strings
+    assert isinstance(out, cudf.DataFrame)
+    assert cudf.api.types.is_string_dtype(out["vertex"].dtype)  # a cuDF string column
     assert out["vertex"].to_pandas().tolist()[:2] == ["v00", "v01"]
-    assert out["predecessor"].null_count == 5  # the source and the 4 vertices it cannot reach
+    assert out["predecessor"].null_count == 6  # the source and the 5 vertices it cannot reach
+    assert out["predecessor"].to_pandas().tolist()[5] == "v04"  # 4 -> 5
+
+
+def test_multi_column_ids_as_cugraph_takes_them(tmp_path):
+    df = pd.DataFrame({"a0": ["x", "x", "y"], "a1": [1, 2, 1], "b0": ["x", "y", "x"],
+                       "b1": [2, 1, 1], "w": [1.0, 2.0, 3.0]})
+    g = Graph.from_edgelist(df, source=["a0", "a1"], destination=["b0", "b1"], weight="w",
+                            directed=True)
+    assert g.id_map.labels.values.tolist() == [("x", 1), ("x", 2), ("y", 1)]
+    assert H(g.to_internal([("y", 1)])).tolist() == [2]
+    edges = io.to_pandas(io.to_edge_frame(g))
+    assert list(zip(edges["src"], edges["dst"])) == [(("x", 1), ("x", 2)), (("x", 2), ("y", 1)),
+                                                    (("y", 1), ("x", 1))]
+    path = tmp_path / "m.parquet"
+    df.to_parquet(path)
+    for placement in ("device", "host"):
+        p = Graph.from_parquet(path, source=["a0", "a1"], destination=["b0", "b1"],
+                               weight="w", directed=True, placement=placement, chunk_rows=2)
+        assert np.array_equal(H(p.out_indices), H(g.out_indices))
+        assert p.id_map.labels.values.tolist() == g.id_map.labels.values.tolist()
+    with pytest.raises(ValueError, match=r"source names 2 column\(s\) and destination 1"):
+        Graph.from_edgelist(df, source=["a0", "a1"], destination="b0", directed=True)

@@ -112,7 +112,7 @@ def test_parquet_directory(tmp_path, edges):
         ({"weight": "label"}, TypeError, "weight='label': values must be numeric"),
         ({"weight": []}, ValueError, r"weight=\[\] names no column"),
         ({"weight": ["w", "w"]}, ValueError, "weight names the column.*more than once"),
-        ({"source": ["src"]}, TypeError, "source must be a single column name"),
+        ({"source": ["src", "w"]}, ValueError, r"source names 2 column\(s\) and destination 1"),
         ({"source": "w"}, TypeError, "source='w': vertex ids must be integers or labels"),
         ({"directed": "yes"}, TypeError, "directed must be True or False"),
         ({"vertices": [1.0]}, TypeError, "vertices: vertex ids must be integers"),

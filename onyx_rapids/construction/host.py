@@ -86,8 +86,10 @@ def from_parquet(path, source, destination, weight, *, directed: bool, multigrap
     path, columns = io.parquet_edge_columns(path, source, destination, weight)
     chunk_rows = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
 
+    ids = len(dict.fromkeys(sum(io.pair_id_columns(source, destination), [])))  # come first
+
     def chunks(weights: bool):
-        for start, table in io.parquet_chunks(path, columns if weights else columns[:2],
+        for start, table in io.parquet_chunks(path, columns if weights else columns[:ids],
                                               chunk_rows):
             yield start, table
 

@@ -40,8 +40,7 @@ def _check_common(source, destination, weight, directed, multigraph, placement, 
     """The arguments every edge-list constructor takes, checked before any data is read:
     ``(directed, multigraph, placement)`` as bools and a placement; TypeError or ValueError
     naming the argument."""
-    io.check_column_name(source, arg_names[0])
-    io.check_column_name(destination, arg_names[1])
+    io.pair_id_columns(source, destination, arg_names)
     io.weight_column_names(weight)
     directed = _check_flag(directed, "directed")
     multigraph = _check_flag(multigraph, "multigraph")
@@ -154,6 +153,8 @@ def bipartite(df, left, right, weight, *, multigraph, placement, duplicates=None
     """``Graph.from_bipartite``: built on the device, each side renumbered on its own (labels
     such as strings too)."""
     io.require_frame(df, "df")
+    io.check_column_name(left, "left")  # a side is named by its one id column
+    io.check_column_name(right, "right")
     _directed, multigraph, placement = _check_common(left, right, weight, True, multigraph,
                                                      placement, None, ("left", "right"))
     duplicates = check_duplicates(duplicates)

@@ -13,7 +13,7 @@ from ..device import xp
 from ..ids import as_labels, is_labels
 from .arrays import read_vertex_ids
 from .columns import finite_float32, id_column, numeric_column
-from .frames import (check_column_name, column_names, num_rows, require_column, require_frame,
+from .frames import (column_names, num_rows, pair_id_columns, require_column, require_frame,
                      weight_column_names)
 
 
@@ -33,19 +33,23 @@ def read_edgelist(df, source="src", destination="dst", weight=None, *,
     """
     kind = require_frame(df, "df")
     src_arg, dst_arg = arg_names
-    check_column_name(source, src_arg)
-    check_column_name(destination, dst_arg)
+    sources, destinations = pair_id_columns(source, destination, arg_names)
+    if len(sources) > 1 and not labels:
+        raise TypeError(f"{src_arg}={source!r}: multi-column ids are taken where a graph is "
+                        "built (Graph.from_edgelist); pass one integer id column")
     names = weight_column_names(weight)
     columns = column_names(df, kind)
-    require_column(columns, source, src_arg, where)
-    require_column(columns, destination, dst_arg, where)
+    for col in sources:
+        require_column(columns, col, src_arg, where)
+    for col in destinations:
+        require_column(columns, col, dst_arg, where)
     for name in names:
         require_column(columns, name, "weight", where)
     if num_rows(df, kind) == 0:
         raise ValueError("df: the edge list is empty (0 rows); a graph needs at least one edge "
                          "(for a graph without edges use Graph.from_csr)")
-    src = id_column(df, kind, source, src_arg, where, row_offset, labels=labels)
-    dst = id_column(df, kind, destination, dst_arg, where, row_offset, labels=labels)
+    src = _ids(df, kind, sources, src_arg, where, row_offset, labels)
+    dst = _ids(df, kind, destinations, dst_arg, where, row_offset, labels)
     if is_labels(src) or is_labels(dst):
         src, dst = as_labels(src), as_labels(dst)
     weights = None
@@ -53,6 +57,18 @@ def read_edgelist(df, source="src", destination="dst", weight=None, *,
         cols = [numeric_column(df, kind, name, "weight", where, row_offset) for name in names]
         weights = xp.ascontiguousarray(xp.stack(cols, axis=1))
     return src, dst, weights, [str(name) for name in names]
+
+
+def _ids(df, kind: str, names: list, arg: str, where: str, row_offset: int, labels: bool):
+    """The ids of one id column (:func:`id_column`), or of several: each row's tuple of their
+    values, a label (host object array)."""
+    if len(names) == 1:
+        return id_column(df, kind, names[0], arg, where, row_offset, labels=labels)
+    parts = [as_labels(id_column(df, kind, name, arg, where, row_offset, labels=True))
+             for name in names]
+    out = np.empty(parts[0].shape[0], dtype=object)
+    out[:] = list(zip(*parts))
+    return out
 
 
 def cugraph_edges(G):
