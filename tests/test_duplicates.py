@@ -57,7 +57,7 @@ def test_default_warns_with_count_and_keeps_first(placement):
     with pytest.warns(UserWarning) as record:
         g = Graph.from_edgelist(ROWS, weight="w", directed=True, placement=placement,
                                 chunk_rows=3)
-    assert len(record) == 1
+    assert len(record) == 1 and record[0].filename == __file__  # points at the caller
     text = str(record[0].message)
     assert "2 (source, destination) pairs (1 -> 2, 3 -> 3) appear in several rows whose " \
            "weights differ" in text
@@ -131,7 +131,8 @@ def test_sum_overflow_is_refused():
         ({"weight": {"w": 1}}, TypeError, "weight must be a column name or a list of names"),
         ({"source": True}, TypeError, r"source=True: pass the name of a column"),
         ({"source": None}, TypeError, "source must be a single column name, got None"),
-        ({"destination": ["dst"]}, TypeError, "destination must be a single column name"),
+        ({"destination": []}, ValueError, r"destination=\[\] names no column"),
+        ({"source": ["src", "src"]}, ValueError, r"source=\['src', 'src'\] names a column more"),
         ({"directed": 1}, TypeError, "directed must be True or False, got 1"),
         ({"multigraph": "no"}, TypeError, "multigraph must be True or False"),
         ({"duplicates": "max"}, ValueError, r"duplicates='max': choose one of 'first', 'last'"),

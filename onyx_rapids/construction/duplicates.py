@@ -21,6 +21,8 @@ run of equal keys (rows sorted stably by pair, so a run lists its rows in input 
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -97,4 +99,14 @@ def report(count: int, examples: list, mode, directed: bool) -> None:
     warnings.warn(f"{what}; each such edge kept the first row's weights (duplicates='first', "
                   "the default). Pass duplicates='last' (NetworkX's rule), 'min', 'sum' or "
                   "'error' to choose, duplicates='first' to keep this silently, or "
-                  "multigraph=True to keep every row", UserWarning, stacklevel=2)
+                  "multigraph=True to keep every row", UserWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside onyx_rapids (the user's call that built
+    the graph), counted from :func:`report`."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(2), 2  # report's caller is level 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
