@@ -22,7 +22,9 @@ edges, 39.5M vertices) keeps 4-byte vertex indices beside 8-byte offsets.
 
 * ``vertices`` (n, int64): original ids in internal order, which is ascending id order (for a
   bipartite graph: the left side ascending, then the right side ascending; see ``sides``), or
-  the order :meth:`Graph.reorder` chose (``vertex_order`` says which);
+  the order :meth:`Graph.reorder` chose (``vertex_order`` says which); for a graph built from
+  labels (strings, any hashable) their codes, the labels being ``id_map.labels.values[code]``
+  (``id_map.original()`` gives the original ids of any graph in internal order);
 * ``out_offsets`` (n+1) / ``out_indices`` (m): CSR, edges sorted by (source, destination),
   stable among parallel edges (only a multigraph has them);
 * ``in_offsets`` (n+1) / ``in_indices`` (m, the source) / ``in_edge_ids`` (m): CSC, entries
