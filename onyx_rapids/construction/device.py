@@ -147,7 +147,7 @@ def assemble(vertices, src, dst, weights, weight_names, *, directed, multigraph,
         head = run_heads(sorted_key)
         if head is not None:
             if weights is not None:
-                merged = _merged(weights[order], head, sorted_key, n, duplicates,
+                merged = _merged(weights, order, head, sorted_key, n, duplicates,
                                  VertexIds(vertices, sides, side_names, labels=labels),
                                  directed, " -> ")
             keep = xp.flatnonzero(head)
@@ -192,15 +192,15 @@ def assemble(vertices, src, dst, weights, weight_names, *, directed, multigraph,
     return b
 
 
-def _merged(sorted_weights, head, sorted_key, n: int, mode, id_map, directed: bool, arrow: str,
+def _merged(weights, order, head, sorted_key, n: int, mode, id_map, directed: bool, arrow: str,
             skip=None):
-    """The weights of each run of equal ``sorted_key``
+    """The weights of each run of equal ``sorted_key`` (``weights`` in row order, ``order`` the
+    row of each sorted entry)
     (:func:`~onyx_rapids.construction.duplicates.merge_weights`), after saying what disagreed
     (:func:`~onyx_rapids.construction.duplicates.report`, the pairs named in original ids by
     ``id_map``).  An undirected pair has two runs (u -> v and v -> u) and counts once, by its
     u <= v run."""
-    merged, bad = duplicates.merge_weights(sorted_weights.astype(np.float32, copy=False),
-                                           head, mode, skip)
+    merged, bad = duplicates.merge_weights(weights, order, head, mode, skip)
     if bad.shape[0] and mode in (None, "error"):
         u, v = _split_keys(sorted_key[xp.flatnonzero(head)[bad]], n, np.int64)
         if not directed:
@@ -251,8 +251,10 @@ def assemble_simple_undirected(vertices, src, dst, weights, weight_names, *, dir
     if head is not None:
         if weights is not None:
             rows = order >> 1
-            skip = ((order & 1) == 1) & (src[rows] == dst[rows])  # a loop's second copy
-            merged = _merged(weights[rows], head, sorted_key, n, duplicates,
+            skip = None
+            if duplicates == "sum":  # a loop's second copy
+                skip = ((order & 1) == 1) & (src[rows] == dst[rows])
+            merged = _merged(weights, rows, head, sorted_key, n, duplicates,
                              VertexIds(vertices, sides, side_names, labels=labels),
                              directed, " - ", skip)
             del rows, skip

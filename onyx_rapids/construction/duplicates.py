@@ -44,35 +44,40 @@ def check_duplicates(value):
                      "disagree")
 
 
-def merge_weights(weights, head, mode, skip=None):
+def merge_weights(weights, order, head, mode, skip=None):
     """The weights of each run of rows: ``(merged, disagreeing)``.
 
-    ``weights`` (r, c) float32 in sorted order, ``head`` (r,) True at the first row of each
-    run (of k runs); ``merged`` (k, c) float32 per ``mode`` (module docstring), and
-    ``disagreeing`` the run numbers (ascending) whose rows' weights are not all equal.
-    ``skip`` (r,) marks rows that ``"sum"`` leaves out (the second copy of a self-loop that
-    an undirected build stores twice)."""
-    r = int(weights.shape[0])
-    run = xp.cumsum(head, dtype=np.int64) - 1
-    differ = xp.any(weights[1:] != weights[:-1], axis=1) & ~head[1:]
-    disagreeing = xp.unique(run[1:][differ])
+    ``weights`` (rows, c) in input row order; ``order`` the rows in sorted order (runs of
+    equal pairs, each in input row order), ``head`` True at the first of each of the k runs.
+    ``merged`` (k, c) float32 per ``mode`` (module docstring); ``disagreeing`` the run
+    numbers (ascending) whose rows' weights are not all equal.  Only rows that repeat a pair
+    are compared, so a graph with few duplicates pays for few; "min" and "sum" read every row
+    in sorted order when there is something to merge.  ``skip`` (sorted order) marks rows that
+    ``"sum"`` leaves out (the second copy of a self-loop that an undirected build stores
+    twice)."""
     starts = xp.flatnonzero(head)
+    repeats = xp.flatnonzero(~head)  # sorted positions of rows that repeat the previous pair
+    differ = xp.any(weights[order[repeats]] != weights[order[repeats - 1]], axis=1)
+    disagreeing = xp.unique(xp.searchsorted(starts, repeats[differ], side="right") - 1)
     if mode in (None, "first", "error") or (mode != "sum" and not disagreeing.shape[0]):
-        return weights[starts], disagreeing  # (rows that agree: any rule but "sum" is "first")
+        # (rows that agree: any rule but "sum" is "first")
+        return weights[order[starts]].astype(np.float32, copy=False), disagreeing
+    r = int(order.shape[0])
     ends = xp.concatenate([starts[1:], xp.array([r], dtype=starts.dtype)]) - 1
     if mode == "last":
-        return weights[ends], disagreeing
+        return weights[order[ends]].astype(np.float32, copy=False), disagreeing
+    ordered = weights[order].astype(np.float64)
     if mode == "min":
-        merged = xp.empty((int(starts.shape[0]), int(weights.shape[1])), dtype=np.float32)
-        for j in range(int(weights.shape[1])):
-            by = xp.lexsort(xp.stack([weights[:, j].astype(np.float64), run.astype(np.float64)]))
-            merged[:, j] = weights[by, j][starts]
+        run = xp.cumsum(head, dtype=np.int64) - 1
+        merged = xp.empty((int(starts.shape[0]), int(ordered.shape[1])), dtype=np.float32)
+        for j in range(int(ordered.shape[1])):
+            by = xp.lexsort(xp.stack([ordered[:, j], run.astype(np.float64)]))
+            merged[:, j] = ordered[by, j][starts]
         return merged, disagreeing
-    counted = weights.astype(np.float64)
     if skip is not None:
-        counted[skip] = 0
-    total = xp.zeros((r + 1, int(weights.shape[1])), dtype=np.float64)
-    xp.cumsum(counted, axis=0, out=total[1:])
+        ordered[skip] = 0
+    total = xp.zeros((r + 1, int(ordered.shape[1])), dtype=np.float64)
+    xp.cumsum(ordered, axis=0, out=total[1:])
     sums = total[ends + 1] - total[starts]
     with np.errstate(over="ignore"):
         merged = sums.astype(np.float32)

@@ -440,10 +440,11 @@ class _Merging:
         self.mode, self.directed, self.id_map = mode, directed, id_map
         self.count, self.shown = 0, []
 
-    def weights(self, sorted_weights, head, row, dst):
-        """The merged weights of a block (runs of ``head``; ``row``/``dst``: the internal ends
-        of each sorted entry), noting the pairs that disagreed."""
-        merged, bad = duplicates.merge_weights(sorted_weights, head, self.mode)
+    def weights(self, weights, order, head, row, dst):
+        """The merged weights of a block (``weights`` in block order, ``order`` its sorted
+        order, runs of ``head``; ``row``/``dst``: the internal ends of each sorted entry),
+        noting the pairs that disagreed."""
+        merged, bad = duplicates.merge_weights(weights, order, head, self.mode)
         if bad.shape[0] and self.mode in (None, "error"):
             first = xp.flatnonzero(head)[bad]
             u, v = row[first].astype(np.int64), dst[first].astype(np.int64)
@@ -481,7 +482,7 @@ def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, merging
             head = run_heads(key[order])
             if head is not None:
                 if weights is not None:
-                    merged = merging.weights(_on_device(weights[a:b])[order], head,
+                    merged = merging.weights(_on_device(weights[a:b]), order, head,
                                              row[order] + v0, dst[order])
                 order = order[xp.flatnonzero(head)]
         del key
