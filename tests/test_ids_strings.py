@@ -92,6 +92,10 @@ def test_pyarrow_string_ids(kind):
     assert_same_arrays(g, ints)
     if kind == "dictionary":
         results_match(g, ints, False)
+        host = Graph.from_edgelist(table, weight="w", directed=False, duplicates="first",
+                                   placement="host", chunk_rows=4)  # in chunks of the table
+        assert_same_arrays(host, ints.to("host"))
+        assert host.id_map.original().tolist() == [name(i) for i in range(10)]
 
 
 @pytest.mark.parametrize("placement, chunk_rows", [("device", None), ("host", 5)])
