@@ -170,7 +170,8 @@ def _to_frame(g, columns: dict, pandas: bool = False):
     out, blocks = {}, []
     if g.sides is not None:
         out["side"] = Sides(g.sides, g.side_names)
-    out["vertex"] = g.id_map.column(g.vertices)
+    id_map = getattr(g, "id_map", None)  # (a partition's rows, onyx_rapids.dask, have none)
+    out["vertex"] = g.vertices if id_map is None else id_map.column(g.vertices)
     out.update(_result_columns(columns, g.n, "vertices", tuple(out), blocks))
     return _frame(out, blocks, pandas=pandas)
 
