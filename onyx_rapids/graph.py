@@ -22,7 +22,9 @@ edges, 39.5M vertices) keeps 4-byte vertex indices beside 8-byte offsets.
 
 * ``vertices`` (n, int64): original ids in internal order, which is ascending id order (for a
   bipartite graph: the left side ascending, then the right side ascending; see ``sides``), or
-  the order :meth:`Graph.reorder` chose (``vertex_order`` says which);
+  the order :meth:`Graph.reorder` chose (``vertex_order`` says which); for a graph built from
+  labels (strings, any hashable) their codes, the labels being ``id_map.labels.values[code]``
+  (``id_map.original()`` gives the original ids of any graph in internal order);
 * ``out_offsets`` (n+1) / ``out_indices`` (m): CSR, edges sorted by (source, destination),
   stable among parallel edges (only a multigraph has them);
 * ``in_offsets`` (n+1) / ``in_indices`` (m, the source) / ``in_edge_ids`` (m): CSC, entries
@@ -64,8 +66,8 @@ class Graph:
     """A directed (or undirected, stored both ways) graph in CSR and CSC form on the device.
 
     Simple by default (``multigraph=False``); see the module docstring. Build one with
-    :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph` or
-    :meth:`from_bipartite`; the initializer only gathers finished buffers (the keyword
+    :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph`,
+    :meth:`from_bipartite` or :meth:`from_networkx`; the initializer only gathers finished buffers (the keyword
     arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds;
     ``edge_sources``, when the build has them, seeds the derived data).
     """
@@ -91,6 +93,7 @@ class Graph:
         placement: str = "device",
         vertex_order: str = "id",
         edge_sources=None,
+        labels=None,
     ):
         self.vertices = vertices
         self.placement = placement
@@ -116,7 +119,7 @@ class Graph:
         self.side_names = None if side_names is None else tuple(side_names)
         #: The renumbering map: lookups from original ids, descriptions in original ids.
         self.id_map = VertexIds(vertices, sides, self.side_names, vertex_order,
-                                self.index_dtype)
+                                self.index_dtype, labels)
         # Reverse pairing fixed at construction (an undirected edge's two copies); not derived
         # data, so clear_cache() keeps it.
         self._reverse_edge = reverse_edge
@@ -136,6 +139,7 @@ class Graph:
         multigraph: bool = False,
         placement: str = "auto",
         chunk_rows: int | None = None,
+        duplicates: str | None = None,
     ) -> "Graph":
         """A graph from an edge frame: a pandas or cuDF DataFrame, or a pyarrow Table.
 
@@ -144,19 +148,28 @@ class Graph:
         df : pandas.DataFrame, cudf.DataFrame or pyarrow.Table
             One row per edge.
         source, destination : str
-            Integer vertex-id columns (any integer dtype, negative and int64 ids allowed); ids
-            are renumbered to 0..n-1 in ascending order.
+            Vertex-id columns, renumbered to 0..n-1: integers (any integer dtype, negative and
+            int64 ids allowed), in ascending order; or labels, as cuGraph renumbers them:
+            strings (pandas ``object``/``string``, pyarrow ``string``/``large_string``, cuDF
+            strings), bytes, categoricals and dictionary-encoded columns (their values), any
+            hashable objects, in ascending label order when they sort (else in order of first
+            appearance).  A graph of labels keeps them: result frames' ``vertex`` column (and
+            ids in other columns, such as ``predecessor``) hold the labels, lookups
+            (``source=`` of bfs, :meth:`to_internal`, per-vertex frames) take them, and
+            ``g.id_map.labels`` holds them (``g.vertices`` holds their codes).  When one of
+            the two columns holds labels, the other's integers are labels too.  Floats and
+            booleans are refused.
         weight : None, str or list of str
             Weight column(s), one float32 column each in ``edge_weights[:, j]``.
         directed : bool
             False stores each edge u-v in both directions (u->v and v->u).
-        vertices : array-like of int, optional
-            Ids that may have no edges (isolated vertices).
+        vertices : array-like of ids, optional
+            Ids that may have no edges (isolated vertices); labels too.
         multigraph : bool
             False (the default, as cuGraph's ``Graph``): rows with the same (source,
             destination) -- for ``directed=False`` the same unordered pair, in either order --
-            are one edge, which keeps the weights of the first such row; a self-loop is kept
-            once. True keeps every row as an edge.
+            are one edge, whose weights ``duplicates`` chooses; a self-loop is kept once.
+            True keeps every row as an edge.
         placement : {"auto", "device", "host"}
             Where the edge arrays live (:mod:`onyx_rapids.memory`): device memory, or pinned
             host memory that kernels read zero-copy over PCIe (graphs larger than the GPU);
@@ -171,25 +184,42 @@ class Graph:
         chunk_rows : int, optional
             Rows per chunk of the host build (default: what a quarter of the device memory
             the library may use holds).
+        duplicates : {"first", "last", "min", "sum", "error"}, optional
+            The weights of an edge that several rows name, column by column: the first
+            row's (the default), the last row's (NetworkX's rule), the smallest, the sum (of
+            every such row, also rows that agree: counts; a self-loop row counted once), or,
+            when the rows' weights differ, a ValueError naming the pairs.  Left out, it is
+            "first", and a ``UserWarning`` says how many pairs' rows disagreed; rows that
+            agree merge silently under every rule
+            (:mod:`onyx_rapids.construction.duplicates`).
 
         Examples
         --------
         >>> import pandas as pd
         >>> df = pd.DataFrame({"src": [10, 10, -3, 10], "dst": [-3, 7, 7, 7],
         ...                    "w": [0.5, 1.0, 2.0, 9.0]})
-        >>> g = Graph.from_edgelist(df, weight="w", vertices=[99])
+        >>> g = Graph.from_edgelist(df, weight="w", vertices=[99], directed=True,
+        ...                         duplicates="first")
         >>> g.n, g.m, device.to_host(g.vertices).tolist()
         (4, 3, [-3, 7, 10, 99])
         >>> device.to_host(g.out_offsets).tolist(), device.to_host(g.out_indices).tolist()
         ([0, 1, 1, 3, 3], [1, 0, 1])
         >>> device.to_host(g.edge_weights[:, 0]).tolist()  # 10->7 keeps its first weight
         [2.0, 0.5, 1.0]
-        >>> Graph.from_edgelist(df, multigraph=True).m
+        >>> h = Graph.from_edgelist(df, weight="w", directed=True, duplicates="sum")
+        >>> device.to_host(h.edge_weights[:, 0]).tolist()  # 10->7: 1.0 + 9.0
+        [2.0, 0.5, 10.0]
+        >>> Graph.from_edgelist(df, directed=True, multigraph=True).m
         4
+        >>> names = pd.DataFrame({"src": ["ann", "bob"], "dst": ["bob", "cy"]})
+        >>> s = Graph.from_edgelist(names, directed=True)
+        >>> s.id_map.labels.values.tolist(), s.to_internal("cy")
+        (['ann', 'bob', 'cy'], 2)
         """
         return cls.from_buffers(*sources.edgelist(
             df, source, destination, weight, directed=directed, vertices=vertices,
-            multigraph=multigraph, placement=placement, chunk_rows=chunk_rows))
+            multigraph=multigraph, placement=placement, chunk_rows=chunk_rows,
+            duplicates=duplicates))
 
     @classmethod
     def from_parquet(
@@ -203,11 +233,13 @@ class Graph:
         multigraph: bool = False,
         placement: str = "auto",
         chunk_rows: int | None = None,
+        duplicates: str | None = None,
     ) -> "Graph":
         """A graph from a Parquet file (or a directory of them), reading only the named columns.
 
         The arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
-        ``multigraph=True``).  With ``placement="device"`` the file is read whole
+        ``multigraph=True``; integer or label ids, such as string columns, plain or
+        dictionary-encoded; ``duplicates``).  With ``placement="device"`` the file is read whole
         (``cudf.read_parquet`` on a GPU with cuDF, ``pyarrow.parquet`` otherwise) and built on
         the device.  With ``placement="host"`` it is read in chunks of ``chunk_rows`` rows
         (default: what a quarter of the available device memory holds, at most 2**27) straight
@@ -221,15 +253,18 @@ class Graph:
         multigraph is built on the device and then moved.  ``"auto"`` estimates the graph's edge
         bytes from the file's row count and builds it the host way when they exceed half the
         device memory available.  Progress lines of the chunked build go to the
-        ``onyx_rapids.host_build`` logger (level INFO).
+        ``onyx_rapids.host_build`` logger (level INFO).  Label ids stream too: the first pass
+        gathers their distinct values on the host (a hash table of the labels, about the size
+        of the vertex labels themselves), and each chunk's labels are looked up there.
 
         >>> g = Graph.from_parquet("edges.parquet", source="u", destination="v",
         ...                        weight="rating", directed=False)  # doctest: +SKIP
-        >>> big = Graph.from_parquet("web/", placement="host")  # doctest: +SKIP
+        >>> big = Graph.from_parquet("web/", placement="host", directed=True)  # doctest: +SKIP
         """
         return cls.from_buffers(*sources.parquet(
             path, source, destination, weight, directed=directed, vertices=vertices,
-            multigraph=multigraph, placement=placement, chunk_rows=chunk_rows))
+            multigraph=multigraph, placement=placement, chunk_rows=chunk_rows,
+            duplicates=duplicates))
 
     @classmethod
     def from_csr(cls, offsets, indices=None, weights=None, directed: bool = True,
@@ -335,7 +370,7 @@ class Graph:
 
     @classmethod
     def from_bipartite(cls, df, left, right, weight=None, multigraph: bool = False,
-                       placement: str = "auto") -> "Graph":
+                       placement: str = "auto", duplicates: str | None = None) -> "Graph":
         """An undirected bipartite graph (users and items, say) whose two sides have separate
         id namespaces: user 5 and item 5 are two vertices.
 
@@ -344,14 +379,18 @@ class Graph:
         df : pandas.DataFrame, cudf.DataFrame or pyarrow.Table
             One row per edge (a rating, say).
         left, right : str
-            The integer id columns of the two sides; their names become ``g.side_names``.
+            The id columns of the two sides (integers or labels such as strings, as in
+            :meth:`from_edgelist`; a label on one side makes both sides' ids labels); their
+            names become ``g.side_names``.
         weight : None, str or list of str
             Weight column(s), as in :meth:`from_edgelist`.
         multigraph : bool
-            False (the default): rows with the same (left, right) pair are one edge, keeping
-            the first row's weights. True keeps every row.
+            False (the default): rows with the same (left, right) pair are one edge, its
+            weights chosen by ``duplicates``. True keeps every row.
         placement : {"auto", "device", "host"}
             Where the edge arrays live, as in :meth:`from_edgelist`.
+        duplicates : {"first", "last", "min", "sum", "error"}, optional
+            As in :meth:`from_edgelist`.
 
         Returns
         -------
@@ -374,7 +413,54 @@ class Graph:
         2
         """
         return cls.from_buffers(*sources.bipartite(df, left, right, weight,
-                                                   multigraph=multigraph, placement=placement))
+                                                   multigraph=multigraph, placement=placement,
+                                                   duplicates=duplicates))
+
+    @classmethod
+    def from_networkx(cls, G, weight="weight", placement: str = "auto",
+                      duplicates: str | None = None) -> "Graph":
+        """A graph from a NetworkX graph, keyed by its node labels.
+
+        Parameters
+        ----------
+        G : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+            Directed when ``G.is_directed()``; every node is a vertex (isolated ones too).
+            Nodes that are all ints keep integer ids (as :meth:`from_edgelist` renumbers
+            them); any other hashable labels (strings, tuples, mixed types) are renumbered
+            as :meth:`from_edgelist` renumbers labels, and result frames, lookups and
+            messages use the labels themselves.
+        weight : str or None
+            The edge attribute read as the weight column (named after it), NetworkX's
+            default ``"weight"``.  When no edge has it the graph is unweighted; an edge
+            lacking it where others have it weighs 1.0, as NetworkX's algorithms read a
+            missing weight; a value that is not a number is a TypeError naming the edge.
+            None: unweighted.
+        placement : {"auto", "device", "host"}
+            Where the edge arrays live, as in :meth:`from_edgelist` (built on the device).
+        duplicates : {"first", "last", "min", "sum", "error"}, optional
+            As in :meth:`from_edgelist`; a NetworkX graph has no duplicate pairs, so this
+            matters only for a multigraph's parallel edges, which are kept: a
+            ``MultiGraph``/``MultiDiGraph`` becomes a graph with ``multigraph=True``, each
+            parallel edge with its own weight.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> G = nx.Graph()
+        >>> G.add_edge("ann", "bob", weight=2.0)
+        >>> G.add_edge("bob", "cy", weight=0.5)
+        >>> G.add_node("dee")  # isolated
+        >>> g = Graph.from_networkx(G)
+        >>> g.n, g.m, g.directed, g.weight_names
+        (4, 4, False, ['weight'])
+        >>> g.id_map.labels.values.tolist(), g.to_internal("cy")
+        (['ann', 'bob', 'cy', 'dee'], 2)
+        >>> from onyx_rapids import io
+        >>> io.to_edge_frame(g)["src"].tolist()  # doctest: +SKIP
+        ['ann', 'bob', 'bob', 'cy']
+        """
+        return cls.from_buffers(*sources.networkx(G, weight, placement=placement,
+                                                  duplicates=duplicates))
 
     @classmethod
     def from_buffers(cls, buffers, placement: str | None = None) -> "Graph":
@@ -498,7 +584,7 @@ class Graph:
                      reverse_edge=convert(self._reverse_edge), multigraph=self.multigraph,
                      sides=self.sides, side_names=self.side_names,
                      placement=self.placement if placement is None else placement,
-                     vertex_order=self.vertex_order)
+                     vertex_order=self.vertex_order, labels=self.id_map.labels)
 
     def _placed_value(self, value):
         """Derived data of a host-placed graph: per-edge arrays (length m) go to the host too,
@@ -625,7 +711,8 @@ class Graph:
         (1, [2, 0])
         """
         code = self.side_code(side, "side")
-        return self.id_map.to_internal(io.read_vertex_ids(ids, "ids"), code)
+        labels = self.id_map.labels is not None
+        return self.id_map.to_internal(io.read_vertex_ids(ids, "ids", labels=labels), code)
 
     def side_code(self, side, arg: str = "side"):
         """0 (left) or 1 (right) for a side of a bipartite graph, given by its name (e.g.

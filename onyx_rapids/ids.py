@@ -8,6 +8,14 @@ graph also ``sides``, 0 left and 1 right, and ``side_names``), and the lookups b
 original ids (:meth:`VertexIds.to_internal`, :meth:`VertexIds.locate`), also after
 ``Graph.reorder`` has permuted the internal order; and the descriptions of vertices and edges
 in original ids that error messages use.
+
+Ids that are not integers (strings, bytes, categoricals, any hashable: NetworkX node labels)
+are renumbered as cuGraph renumbers them (:func:`renumber_labels`): each distinct label gets a
+code 0..n-1, ascending label order when the labels sort (strings, bytes, mixed ints and floats),
+else in order of first appearance; the graph keeps the codes in ``vertices`` and the labels in
+a :class:`VertexLabels` (``VertexIds.labels``), through which every lookup by original id and
+every result column of ids (:meth:`VertexIds.column`, a :class:`LabelColumn`) passes.  Integer
+ids never take this path: their renumbering is :func:`renumber`, unchanged.
 """
 
 from __future__ import annotations
@@ -23,6 +31,114 @@ from .device import xp
 # it replaces allocates), else it sorts the ids. A module global so tests can set it (0: sort).
 DENSE_SPAN_FACTOR = 2
 _INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def is_labels(a) -> bool:
+    """Whether ``a`` holds labels (a host NumPy object array, as :mod:`onyx_rapids.io` reads
+    non-integer ids), not integer ids."""
+    return isinstance(a, np.ndarray) and a.dtype == object
+
+
+def as_labels(a):
+    """Ids as a host object array of labels (integer ids become Python ints)."""
+    if is_labels(a):
+        return a
+    return device.to_host(a).astype(object)
+
+
+def _factorize(values):
+    """``(codes int64, distinct labels)`` of a host object array: the labels ascending when
+    they sort, else in order of first appearance (pandas' hash table: equal labels, such as
+    ``1`` and ``1.0``, are one, as in a dict)."""
+    import pandas as pd
+
+    try:
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:  # labels of types that do not compare (str and tuple, say)
+        codes, uniques = pd.factorize(values, sort=False)
+    uniques = np.asarray(uniques, dtype=object)
+    return codes.astype(np.int64, copy=False), uniques
+
+
+def renumber_labels(parts, extra=None):
+    """Renumber labels (non-integer ids, host object arrays; integer arrays among them are
+    read as labels too) to 0..n-1: :func:`renumber`'s result for labels, plus their table.
+
+    Returns ``(vertices, internal, labels)``: ``vertices`` (n, int64) the codes 0..n-1 (each
+    vertex's label is ``labels.values[code]``), each array of ``parts`` as internal indices on
+    the device (int32 while n fits), and the :class:`VertexLabels`."""
+    every = [as_labels(p).reshape(-1) for p in parts]
+    if extra is not None and extra.size:
+        every.append(as_labels(extra).reshape(-1))
+    codes, uniques = _factorize(np.concatenate(every) if every else np.zeros(0, object))
+    n = int(uniques.shape[0])
+    dtype = np.int32 if n <= _INT32_MAX else np.int64
+    internal, start = [], 0
+    for p in every[:len(parts)]:
+        stop = start + int(p.shape[0])
+        internal.append(device.asarray(codes[start:stop].astype(dtype)))
+        start = stop
+    return xp.arange(n, dtype=np.int64), internal, VertexLabels(uniques)
+
+
+class VertexLabels:
+    """The original ids of a graph whose ids are labels (strings, bytes, any hashable):
+    ``values`` (host object array), the label of each code (the codes are what the graph
+    keeps in ``vertices``); for a bipartite graph the left side's labels, then the right
+    side's (``split``: how many are left).  Lookups go through a pandas Index per side,
+    built on first use."""
+
+    def __init__(self, values, split: int | None = None):
+        self.values = values
+        self.split = split
+        self.strings = all(isinstance(v, str) for v in values)
+        self._index = {}
+
+    def _side_index(self, side):
+        """(pandas Index of the labels of ``side`` (None: all), their first code)."""
+        if side not in self._index:
+            import pandas as pd
+
+            lo, hi = (0, len(self.values)) if side is None or self.split is None else \
+                ((0, self.split) if side == 0 else (self.split, len(self.values)))
+            self._index[side] = (pd.Index(self.values[lo:hi], dtype=object, tupleize_cols=False), lo)
+        return self._index[side]
+
+    def codes(self, labels, side=None):
+        """Codes (int64 host array, -1 where absent) of a host array of ``labels``; ``side``
+        (bipartite graphs): 0/1, or an array of them, one per label."""
+        labels = as_labels(labels).reshape(-1)
+        if self.split is None or side is None or isinstance(side, (int, np.integer)):
+            index, lo = self._side_index(None if self.split is None else side)
+            found = index.get_indexer(labels).astype(np.int64)
+            return np.where(found >= 0, found + lo, -1)
+        side = device.to_host(side).reshape(-1)
+        return np.where(side == 0, self.codes(labels, 0), self.codes(labels, 1))
+
+    def take(self, codes):
+        """The labels of ``codes`` (any array of them) as a host object array."""
+        return self.values[device.to_host(codes).astype(np.int64)]
+
+
+class LabelColumn:
+    """A result column of vertex ids of a labelled graph: ``codes`` (a backend array of the
+    codes the graph keeps in ``vertices``), written as their labels (``labels``, a
+    :class:`VertexLabels`), null where ``valid`` (when given) is False."""
+
+    def __init__(self, codes, labels: VertexLabels, valid=None):
+        self.codes, self.labels, self.valid = codes, labels, valid
+
+    @property
+    def shape(self):
+        return self.codes.shape
+
+    def values(self):
+        """The labels as a host object array, None where not valid."""
+        out = self.labels.take(self.codes)
+        if self.valid is not None:
+            out = out.copy()
+            out[~device.to_host(self.valid)] = None
+        return out
 
 
 def renumber(parts, extra=None):
@@ -141,12 +257,14 @@ class VertexIds:
     """A graph's renumbering map: ``vertices`` (n, int64), the original id of each internal
     index, in ``order`` ("id": ascending ids, for a bipartite graph the left side then the
     right; "degree": as ``Graph.reorder`` permuted them); ``sides`` (n, int8) and
-    ``side_names`` of a bipartite graph, else None.  Internal indices come back as
-    ``index_dtype``."""
+    ``side_names`` of a bipartite graph, else None; ``labels``: a :class:`VertexLabels` when
+    the ids are labels (``vertices`` then holds their codes), else None.  Internal indices
+    come back as ``index_dtype``."""
 
     def __init__(self, vertices, sides=None, side_names=None, order: str = "id",
-                 index_dtype=np.int32):
+                 index_dtype=np.int32, labels: VertexLabels | None = None):
         self.vertices, self.sides, self.side_names = vertices, sides, side_names
+        self.labels = labels
         self.order = order
         self.index_dtype = np.dtype(index_dtype)
         self.n = int(vertices.shape[0])
@@ -194,9 +312,28 @@ class VertexIds:
         lookup = self.sorted_lookup()
         return xp.arange(self.n, dtype=self.index_dtype) if lookup is None else lookup[1]
 
+    def original(self, internal=None):
+        """The original ids of ``internal`` vertices (all, in internal order, when None) as a
+        host array: int64 ids, or the labels (an object array) of a labelled graph."""
+        codes = self.vertices if internal is None else \
+            self.vertices[device.asarray(internal).astype(np.int64)]
+        return device.to_host(codes) if self.labels is None else self.labels.take(codes)
+
+    def column(self, codes, valid=None):
+        """A result column of vertex ids (:func:`onyx_rapids.io.to_frame`) from ``codes``,
+        values of ``vertices`` (``vertices[internal]``): ``codes`` themselves (or ``(codes,
+        valid)``: null where ``valid`` is False) for integer ids, a :class:`LabelColumn` that
+        writes the labels for a labelled graph."""
+        if self.labels is not None:
+            return LabelColumn(codes, self.labels, valid)
+        return codes if valid is None else (codes, valid)
+
     def locate(self, ids, side=None):
-        """(internal positions, found mask) of int64 ``ids``; ``side`` (bipartite graphs only)
+        """(internal positions, found mask) of int64 ``ids`` (for a labelled graph: its labels,
+        any array of them; integer ids are labels there too); ``side`` (bipartite graphs only)
         is 0/1 or an array of them, one per id."""
+        if self.labels is not None:
+            ids = device.asarray(self.labels.codes(ids, side))
         n, nl = self.n, self.left_count
         lookup = self.sorted_lookup()
         if lookup is not None:  # reordered: search the sorted ids, then map to positions
@@ -222,15 +359,23 @@ class VertexIds:
         """Internal indices (``index_dtype``) of the int64 ids ``arr`` (a 0-d array gives an
         int) on side ``code`` (:meth:`side_code`); ValueError naming ids not in the graph."""
         flat = arr.reshape(-1)
+        if self.labels is None and is_labels(flat):
+            shown = listing(repr(x) for x in dict.fromkeys(flat[:SHOW].tolist()))
+            raise TypeError(f"ids: this graph's vertex ids are integers, got labels ({shown}); "
+                            "pass integer ids (build the graph from labelled columns to look "
+                            "vertices up by label)")
         pos, found = self.locate(flat, code)
         if flat.shape[0] and not bool(found.all()):
-            missing = device.to_host(flat[~found])
-            missing = np.unique(missing)
+            host = flat if is_labels(flat) else device.to_host(flat)
+            missing = list(dict.fromkeys(host[~device.to_host(found)].tolist()))
+            if not is_labels(flat):
+                missing.sort()
             where = "" if code is None else f" on side {self.side_names[code]!r}"
+            known = "Graph.vertices" if self.labels is None else "the graph's labels"
             raise ValueError(
-                f"ids: {missing.size} id{'s are' if missing.size != 1 else ' is'} not a vertex "
-                f"of this graph{where}: {listing(missing.tolist(), missing.size)}; pass ids "
-                "from Graph.vertices (or add them with vertices= when building the graph)"
+                f"ids: {len(missing)} id{'s are' if len(missing) != 1 else ' is'} not a vertex "
+                f"of this graph{where}: {listing((repr(x) for x in missing), len(missing))}; "
+                f"pass ids from {known} (or add them with vertices= when building the graph)"
             )
         pos = pos.astype(self.index_dtype)
         if arr.ndim == 0:
@@ -241,7 +386,7 @@ class VertexIds:
         """Original ids of internal vertices as strings for messages: ``'5'``, or for a
         bipartite graph ``'user 5'`` (side name, id)."""
         internal = device.asarray(internal).astype(np.int64).reshape(-1)
-        ids = device.to_host(self.vertices[internal]).tolist()
+        ids = self.original(internal).tolist()
         if self.sides is None:
             return [str(i) for i in ids]
         sides = device.to_host(self.sides[internal]).tolist()

@@ -160,7 +160,7 @@ def test_bipartite_lookup_errors(ratings):
          r"right='itm': no such column.*did you mean 'item'"),
         (pd.DataFrame({"user": [1.0], "item": [2]}), "user", "item", {}, TypeError,
          "left='user': vertex ids must be integers"),
-        (pd.DataFrame({"user": [1], "item": ["a"]}), "user", "item", {}, TypeError,
+        (pd.DataFrame({"user": [1], "item": [True]}), "user", "item", {}, TypeError,
          "right='item': vertex ids must be integers"),
         (pd.DataFrame({"user": [1], "item": [2]}), "user", "user", {}, ValueError,
          "left and right name the same column 'user'"),

@@ -112,11 +112,11 @@ def test_parquet_directory(tmp_path, edges):
         ({"weight": "label"}, TypeError, "weight='label': values must be numeric"),
         ({"weight": []}, ValueError, r"weight=\[\] names no column"),
         ({"weight": ["w", "w"]}, ValueError, "weight names the column.*more than once"),
-        ({"source": ["src"]}, TypeError, "source must be a single column name"),
-        ({"source": "label"}, TypeError, "source='label': vertex ids must be integers"),
+        ({"source": ["src", "w"]}, ValueError, r"source names 2 column\(s\) and destination 1"),
+        ({"source": "w"}, TypeError, "source='w': vertex ids must be integers or labels"),
         ({"directed": "yes"}, TypeError, "directed must be True or False"),
         ({"vertices": [1.0]}, TypeError, "vertices: vertex ids must be integers"),
-        ({"vertices": "abc"}, TypeError, "vertices must be numbers"),
+        ({"vertices": "abc"}, TypeError, r"vertices must be a list .* wrap it: \['abc'\]"),
     ],
 )
 def test_edgelist_argument_errors(edges, kwargs, exc, match):
@@ -206,8 +206,8 @@ def test_parquet_errors(tmp_path, edges):
         Graph.from_parquet(good, source="srd")
     with pytest.raises(ValueError, match="weight='x'"):
         Graph.from_parquet(good, weight="x")
-    with pytest.raises(TypeError, match="source='label': vertex ids must be integers"):
-        Graph.from_parquet(good, source="label")
+    with pytest.raises(TypeError, match="source='w': vertex ids must be integers"):
+        Graph.from_parquet(good, source="w")
     with pytest.raises(TypeError, match="path must be a file path"):
         Graph.from_parquet(42)
 

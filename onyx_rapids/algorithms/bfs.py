@@ -56,13 +56,14 @@ def acc_facts(run, direction, filter) -> dict:
 
 
 def original_parents(g, parent):
-    """``(original ids, valid)`` of internal parents (-1: none), the masked column that
+    """``(original ids, valid)`` of internal parents (-1: none; a labelled graph's labels:
+    ``VertexIds.column``), the masked column that
     :func:`onyx_rapids.io.to_frame` writes as nulls: no predecessor is a null, never a vertex id
     (-1 may be one)."""
     if identity_ids(g):  # ids are internal ones: the masked column needs no gather
         return parent, parent >= 0
     xp = device.xp
-    return g.vertices[xp.maximum(parent, 0)], parent >= 0
+    return g.id_map.column(g.vertices[xp.maximum(parent, 0)], parent >= 0)
 
 
 @algorithm(

@@ -105,12 +105,13 @@ SAMPLE = 1024  # vertices whose roots vote for the giant component
 
 
 def smallest_ids(g, root):
-    """The smallest original id of each vertex's component, given any one internal vertex of
-    the component per vertex (``root``).  In ascending id order the root with the smallest
+    """The smallest original id of each vertex's component (a result column:
+    ``VertexIds.column``), given any one internal vertex of the component per vertex
+    (``root``).  In ascending id order the root with the smallest
     internal index already is it; a reordered graph (:meth:`Graph.reorder`) takes the minimum
     per component."""
     if g.vertex_order == "id":
-        return g.vertices[root]
+        return g.id_map.column(g.vertices[root])
     xp = device.xp
     ids = g.vertices
     order = g.id_order()  # by id, then stably by component
@@ -119,7 +120,7 @@ def smallest_ids(g, root):
     first[1:] = root[order][1:] != root[order][:-1]
     best = xp.empty(g.n, dtype=ids.dtype)
     best[root[order][first]] = ids[order][first]
-    return best[root]
+    return g.id_map.column(best[root])
 
 
 def _hook(und, block_size):

@@ -21,8 +21,10 @@ import numpy as np
 
 from .. import ids
 from ..device import xp
+from ..ids import VertexIds
+from . import duplicates
 from .layout import Buffers, edge_dtype, run_heads, vertex_dtype
-from ..messages import asymmetric_weights_message, no_reverse_message
+from ..messages import SHOW, asymmetric_weights_message, no_reverse_message
 
 # Largest n whose (source, destination) pair keys, source * n + destination < n * n, fit in
 # uint32: up to it the CSR sort sorts 32-bit keys (CuPy sorts are radix sorts, whose cost grows
@@ -31,12 +33,19 @@ KEY32_MAX_N = 1 << 16
 
 
 def from_ids(src_ids, dst_ids, weights, weight_names, *, directed, multigraph,
-             extra_vertices=None) -> Buffers:
+             extra_vertices=None, duplicates=None) -> Buffers:
     """Renumber original integer ids to 0..n-1 (ascending; :func:`onyx_rapids.ids.renumber`),
+    or labels (host object arrays, when any of the ids are: :func:`onyx_rapids.ids.renumber_labels`),
     then :func:`build`."""
-    vertices, (src, dst) = ids.renumber([src_ids, dst_ids], extra_vertices)
-    return build(vertices, src, dst, weights, weight_names, directed=directed,
-                 multigraph=multigraph)
+    labels = None
+    if any(ids.is_labels(a) for a in (src_ids, dst_ids, extra_vertices)):
+        vertices, (src, dst), labels = ids.renumber_labels([src_ids, dst_ids], extra_vertices)
+    else:
+        vertices, (src, dst) = ids.renumber([src_ids, dst_ids], extra_vertices)
+    b = build(vertices, src, dst, weights, weight_names, directed=directed,
+              multigraph=multigraph, duplicates=duplicates, labels=labels)
+    b.labels = labels
+    return b
 
 
 def from_csr(offsets, indices, weights, weight_names, *, directed, multigraph) -> Buffers:
@@ -52,37 +61,52 @@ def from_csr(offsets, indices, weights, weight_names, *, directed, multigraph) -
 
 
 def from_bipartite(left_ids, right_ids, weights, weight_names, *, multigraph,
-                   side_names) -> Buffers:
-    """An undirected bipartite graph: each side renumbered on its own, the left side first."""
-    left, (src,) = ids.renumber([left_ids])
-    right, (dst,) = ids.renumber([right_ids])
+                   side_names, duplicates=None) -> Buffers:
+    """An undirected bipartite graph: each side renumbered on its own, the left side first.
+    Labels on either side (host object arrays) make both sides labelled: each side's labels
+    take codes of their own, the right side's after the left side's."""
+    labels = None
+    if ids.is_labels(left_ids) or ids.is_labels(right_ids):
+        left, (src,), lt = ids.renumber_labels([left_ids])
+        right, (dst,), rt = ids.renumber_labels([right_ids])
+        labels = ids.VertexLabels(np.concatenate([lt.values, rt.values]), split=lt.values.size)
+        right = right + left.shape[0]
+    else:
+        left, (src,) = ids.renumber([left_ids])
+        right, (dst,) = ids.renumber([right_ids])
     nl, nr = int(left.shape[0]), int(right.shape[0])
     if nl + nr > np.iinfo(dst.dtype).max:
         dst = dst.astype(np.int64)
     dst += dst.dtype.type(nl)
     sides = xp.concatenate([xp.zeros(nl, dtype=np.int8), xp.ones(nr, dtype=np.int8)])
-    return build(xp.concatenate([left, right]), src, dst, weights, weight_names,
-                 directed=False, multigraph=multigraph, sides=sides, side_names=side_names)
+    b = build(xp.concatenate([left, right]), src, dst, weights, weight_names,
+              directed=False, multigraph=multigraph, sides=sides, side_names=side_names,
+              duplicates=duplicates, labels=labels)
+    b.labels = labels
+    return b
 
 
 def build(vertices, src, dst, weights, weight_names, *, directed, multigraph,
-          symmetric_input=False, sides=None, side_names=None, distinct=False) -> Buffers:
+          symmetric_input=False, sides=None, side_names=None, distinct=False,
+          duplicates="first", labels=None) -> Buffers:
     """From internal (src, dst) (int32 or int64): merge parallel edges unless ``multigraph``
-    (or the caller says they are ``distinct``), store an undirected edge list both ways
-    (unless it is a ``symmetric_input`` that already is), sort into CSR and CSC.
+    (or the caller says they are ``distinct``), their weights as ``duplicates`` says
+    (:mod:`~onyx_rapids.construction.duplicates`; ``labels``, the ids' table if they are
+    labels, names pairs in its messages), store an undirected edge list both ways (unless it
+    is a ``symmetric_input`` that already is), sort into CSR and CSC.
 
     A simple undirected graph takes :func:`assemble_simple_undirected`; every other graph
     :func:`assemble`, after an undirected multigraph's reversed copies are appended."""
     undirected_list = not directed and not symmetric_input
-    labels = dict(weight_names=weight_names, directed=directed, multigraph=multigraph,
-                  sides=sides, side_names=side_names)
+    facts = dict(weight_names=weight_names, directed=directed, multigraph=multigraph,
+                 sides=sides, side_names=side_names, duplicates=duplicates, labels=labels)
     if undirected_list and not multigraph:
-        return assemble_simple_undirected(vertices, src, dst, weights, **labels)
+        return assemble_simple_undirected(vertices, src, dst, weights, **facts)
     twins = None
     if undirected_list:
         src, dst, weights, twins = _with_reversed_copies(src, dst, weights)
     return assemble(vertices, src, dst, weights, dedupe=not multigraph and not distinct,
-                    twins=twins, symmetric_input=symmetric_input and not directed, **labels)
+                    twins=twins, symmetric_input=symmetric_input and not directed, **facts)
 
 
 def _with_reversed_copies(src, dst, weights):
@@ -103,9 +127,10 @@ def _with_reversed_copies(src, dst, weights):
 
 def assemble(vertices, src, dst, weights, weight_names, *, directed, multigraph,
              dedupe=False, twins=None, symmetric_input=False, sides=None,
-             side_names=None) -> Buffers:
+             side_names=None, duplicates="first", labels=None) -> Buffers:
     """Sort internal (src, dst) pairs into CSR and CSC; ``dedupe`` keeps the first row of
-    each (src, dst) pair; ``twins`` pairs reverse copies; ``symmetric_input`` is paired with
+    each (src, dst) pair, its weights merged as ``duplicates`` says (:func:`_merged`);
+    ``twins`` pairs reverse copies; ``symmetric_input`` is paired with
     its reverse edges here, and refused (naming edges) when it is not symmetric.
 
     One stable sort by the pair key (source * n + destination) gives the CSR order, stable
@@ -117,9 +142,14 @@ def assemble(vertices, src, dst, weights, weight_names, *, directed, multigraph,
     order = xp.argsort(key, kind="stable")  # stable: parallel edges keep input row order
     sorted_key = key[order]
     del key
+    merged = None
     if dedupe:
         head = run_heads(sorted_key)
         if head is not None:
+            if weights is not None:
+                merged = _merged(weights, order, head, sorted_key, n, duplicates,
+                                 VertexIds(vertices, sides, side_names, labels=labels),
+                                 directed, " -> ")
             keep = xp.flatnonzero(head)
             order, sorted_key = order[keep], sorted_key[keep]
     m = int(order.shape[0])
@@ -130,7 +160,9 @@ def assemble(vertices, src, dst, weights, weight_names, *, directed, multigraph,
     # CSC: a stable sort by destination keeps the CSR order, (source, position), in ties.
     csc = xp.argsort(dst_sorted, kind="stable")
     in_offsets = _sorted_offsets(dst_sorted[csc], n, etype)
-    if weights is not None:
+    if merged is not None:
+        weights = xp.ascontiguousarray(merged)
+    elif weights is not None:
         weights = xp.ascontiguousarray(weights[order].astype(np.float32, copy=False))
     reverse = None
     if twins is not None:
@@ -160,11 +192,30 @@ def assemble(vertices, src, dst, weights, weight_names, *, directed, multigraph,
     return b
 
 
+def _merged(weights, order, head, sorted_key, n: int, mode, id_map, directed: bool, arrow: str,
+            skip=None):
+    """The weights of each run of equal ``sorted_key`` (``weights`` in row order, ``order`` the
+    row of each sorted entry)
+    (:func:`~onyx_rapids.construction.duplicates.merge_weights`), after saying what disagreed
+    (:func:`~onyx_rapids.construction.duplicates.report`, the pairs named in original ids by
+    ``id_map``).  An undirected pair has two runs (u -> v and v -> u) and counts once, by its
+    u <= v run."""
+    merged, bad = duplicates.merge_weights(weights, order, head, mode, skip)
+    if bad.shape[0] and mode in (None, "error"):
+        u, v = _split_keys(sorted_key[xp.flatnonzero(head)[bad]], n, np.int64)
+        if not directed:
+            u, v = u[u <= v], v[u <= v]
+        shown = zip(id_map.describe(u[:SHOW]), id_map.describe(v[:SHOW]))
+        duplicates.report(int(u.shape[0]), [f"{a}{arrow}{b}" for a, b in shown], mode,
+                          directed)
+    return merged
+
+
 def _symmetric_pairing(b: Buffers):
     """The reverse pairing of symmetric input; ValueError naming the edges without a reverse,
     then those whose weights differ from their reverse edge's."""
     reverse, missing = pair_reverse(b.edge_sources, b.out_indices, b.n, b.offset_dtype)
-    id_map = ids.VertexIds(b.vertices, b.sides, b.side_names)
+    id_map = VertexIds(b.vertices, b.sides, b.side_names, labels=b.labels)
     if missing is not None:
         raise ValueError(no_reverse_message(
             id_map.describe_edges(b.out_offsets, b.out_indices, missing)))
@@ -177,7 +228,8 @@ def _symmetric_pairing(b: Buffers):
 
 
 def assemble_simple_undirected(vertices, src, dst, weights, weight_names, *, directed,
-                               multigraph, sides=None, side_names=None) -> Buffers:
+                               multigraph, sides=None, side_names=None, duplicates="first",
+                               labels=None) -> Buffers:
     """A simple undirected graph from internal (src, dst) rows, with one sort.
 
     Row i becomes entries 2i (u->v) and 2i+1 (v->u). One stable sort by pair key puts each
@@ -187,14 +239,25 @@ def assemble_simple_undirected(vertices, src, dst, weights, weight_names, *, dir
     stored once). The head of the v->u run is the twin of the u->v head (the same row's
     other entry), which gives the reverse pairing. The edge set is symmetric and has no
     parallel edges, so the CSC is the CSR transposed: the same offsets, degrees and indices,
-    and in_edge_ids is the reverse pairing; those arrays are shared, not copied."""
+    and in_edge_ids is the reverse pairing; those arrays are shared, not copied.  Rows that
+    name one pair merge their weights as ``duplicates`` says (:func:`_merged`)."""
     n = int(vertices.shape[0])
     key = xp.stack([_pair_keys(src, dst, n), _pair_keys(dst, src, n)], axis=1).reshape(-1)
     order = xp.argsort(key, kind="stable")
     sorted_key = key[order]
     del key
     head = run_heads(sorted_key)
+    merged = None
     if head is not None:
+        if weights is not None:
+            rows = order >> 1
+            skip = None
+            if duplicates == "sum":  # a loop's second copy
+                skip = ((order & 1) == 1) & (src[rows] == dst[rows])
+            merged = _merged(weights, rows, head, sorted_key, n, duplicates,
+                             VertexIds(vertices, sides, side_names, labels=labels),
+                             directed, " - ", skip)
+            del rows, skip
         keep = xp.flatnonzero(head)
         order, sorted_key = order[keep], sorted_key[keep]
     m = int(order.shape[0])
@@ -207,7 +270,9 @@ def assemble_simple_undirected(vertices, src, dst, weights, weight_names, *, dir
     # A self-loop's twin is no head (its slot is unset): a loop is its own reverse.
     reverse = xp.where(src_sorted == dst_sorted, positions, slot[order ^ 1])
     del slot, positions
-    if weights is not None:
+    if merged is not None:
+        weights = xp.ascontiguousarray(merged)
+    elif weights is not None:
         weights = xp.ascontiguousarray(weights[order >> 1].astype(np.float32, copy=False))
     offsets = _sorted_offsets(src_sorted, n, etype)
     degree = xp.diff(offsets).astype(np.int32)
@@ -250,7 +315,7 @@ def reordered(g, order: str, pairing) -> Buffers:
     else:  # the CSR rows are the input rows: a pairing fixed at construction is theirs
         b = assemble(vertices, src, dst, g.edge_weights, g.weight_names, directed=g.directed,
                      multigraph=g.multigraph, twins=pairing)
-    b.vertex_order = order
+    b.vertex_order, b.labels = order, g.id_map.labels
     return b
 
 
@@ -265,7 +330,7 @@ def simple_undirected(g) -> Buffers:
     pairs = xp.unique(low * g.n + high)
     b = build(g.vertices, pairs // g.n, pairs % g.n, None, [], directed=False,
               multigraph=False, sides=g.sides, side_names=g.side_names, distinct=True)
-    b.vertex_order = g.vertex_order
+    b.vertex_order, b.labels = g.vertex_order, g.id_map.labels
     return b
 
 

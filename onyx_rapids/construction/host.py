@@ -13,13 +13,18 @@ dropped; then the host arrays are worked through in blocks:
    host CSR arrays (a cursor per vertex on the device), so a row keeps its file order
    within its source's range.
 4. **Rows**: blocks of whole rows come back to the device, are sorted by destination
-   (stably: parallel edges keep file order), their parallel edges merged keeping the first
-   row's weights (unless ``multigraph``), and are written back moved left over the gaps the
-   merging left; the in-degrees are counted on the way.
+   (stably: parallel edges keep file order), their parallel edges merged, their weights as
+   ``duplicates`` says (unless ``multigraph``; :mod:`~onyx_rapids.construction.duplicates`),
+   and are written back moved left over the gaps the merging left; the in-degrees are counted
+   on the way.
 5. **CSC**: blocks of the finished CSR are scanned in order; an edge's CSC slot is its
    destination's offset plus a cursor per destination, so each column lists its sources
    ascending with their CSR positions (``in_edge_ids``).  A simple undirected graph's CSC is
    its CSR, and this pass gives the reverse-edge pairing instead.
+
+Label ids (strings, say: :func:`onyx_rapids.ids.renumber_labels`) take pass 1 on the host: each
+chunk's distinct labels join a set there, which becomes the sorted label table; later passes look
+each chunk's labels up in it (a pandas hash index) before moving the codes to the device.
 
 The same passes 2-5 build :meth:`Graph.simple_undirected` of a host-placed graph from blocks
 of its CSR (:func:`simple_undirected`): what weakly connected components, core numbers
@@ -47,7 +52,8 @@ import numpy as np
 
 from .. import device, io, memory
 from ..device import xp
-from ..ids import Renumbering, VertexIds
+from ..ids import Renumbering, VertexIds, is_labels, renumber_labels
+from . import duplicates
 from .layout import Buffers, edge_dtype, edge_rows, row_blocks, run_heads, vertex_dtype
 from ..messages import SHOW, asymmetric_weights_message, no_reverse_message
 
@@ -71,7 +77,7 @@ def default_chunk_rows() -> int:
 
 
 def from_parquet(path, source, destination, weight, *, directed: bool, multigraph: bool,
-                 vertices=None, chunk_rows: int | None = None) -> Buffers:
+                 vertices=None, chunk_rows: int | None = None, duplicates=None) -> Buffers:
     """A host-placed graph from a Parquet file, read in chunks (module docstring).
 
     ``directed=False`` with ``multigraph=True`` (reverse pairing of every parallel copy) is
@@ -80,18 +86,22 @@ def from_parquet(path, source, destination, weight, *, directed: bool, multigrap
     path, columns = io.parquet_edge_columns(path, source, destination, weight)
     chunk_rows = default_chunk_rows() if chunk_rows is None else int(chunk_rows)
 
+    ids = len(dict.fromkeys(sum(io.pair_id_columns(source, destination), [])))  # come first
+
     def chunks(weights: bool):
-        for start, table in io.parquet_chunks(path, columns if weights else columns[:2],
+        for start, table in io.parquet_chunks(path, columns if weights else columns[:ids],
                                               chunk_rows):
             yield start, table
 
     return _from_chunks(chunks, source, destination, weight, directed=directed,
                         multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
-                        where=f"Parquet file {path!r}", empty=f"path={path!r}")
+                        where=f"Parquet file {path!r}", empty=f"path={path!r}",
+                        duplicates=duplicates)
 
 
 def from_frame(df, source, destination, weight, *, directed: bool, multigraph: bool,
-               vertices=None, chunk_rows: int | None = None, weight_names=None) -> Buffers:
+               vertices=None, chunk_rows: int | None = None, weight_names=None,
+               duplicates=None) -> Buffers:
     """A host-placed graph from an edge frame (pandas, pyarrow or cuDF), its rows
     moved to the device ``chunk_rows`` at a time (:meth:`Graph.from_edgelist` with
     ``placement="host"``; :meth:`Graph.from_cugraph`, whose cuDF frame is sliced where it
@@ -107,49 +117,67 @@ def from_frame(df, source, destination, weight, *, directed: bool, multigraph: b
 
     return _from_chunks(chunks, source, destination, weight, directed=directed,
                         multigraph=multigraph, vertices=vertices, chunk_rows=chunk_rows,
-                        where="the edge list", empty="df", weight_names=weight_names)
+                        where="the edge list", empty="df", weight_names=weight_names,
+                        duplicates=duplicates)
 
 
 def _from_chunks(chunks, source, destination, weight, *, directed, multigraph, vertices,
-                 chunk_rows, where, empty, weight_names=None):
+                 chunk_rows, where, empty, weight_names=None, duplicates=None):
     """Passes 1-5 over ``chunks(weights)``, which yields ``(first row, frame)`` pieces of the
     edge list (with the weight columns when ``weights``); ``where`` names it in messages,
     ``weight_names`` (when given) the weight columns in the graph."""
     if not directed and multigraph:
         raise ValueError("an undirected multigraph is built on the device, not in chunks")
-    extra = None if vertices is None else io.read_vertex_ids(vertices, "vertices")
+    extra = None if vertices is None else io.read_extra_vertices(vertices)
 
     def rows_of(weights: bool):
         for start, frame in chunks(weights):
             yield io.read_edgelist(frame, source, destination, weight if weights else None,
-                                   where=where, row_offset=start)
+                                   where=where, row_offset=start, labels=True)
 
     with memory.allocating(f"building a graph from {where} in chunks of {chunk_rows} rows",
                            chunk_rows * CHUNK_ROW_BYTES,
                            "pass a smaller chunk_rows, or raise the budget"):
         clock = _Clock()
-        distinct, names, rows = None, [], 0
+        distinct, names, rows, found = None, [], 0, []
         for src, dst, _w, names in rows_of(True):
             rows += int(src.shape[0])
-            found = xp.unique(xp.concatenate([src, dst]))
-            distinct = found if distinct is None else xp.unique(
-                xp.concatenate([distinct, found]))
-        if distinct is None:
+            if is_labels(src):  # labels: their distinct values gathered on the host
+                found.append(_distinct_labels(np.concatenate([src, dst])))
+                continue
+            ids = xp.unique(xp.concatenate([src, dst]))
+            distinct = ids if distinct is None else xp.unique(xp.concatenate([distinct, ids]))
+        if not rows:
             raise ValueError(f"{empty}: the edge list is empty (0 rows); a graph needs at "
                              "least one edge (for a graph without edges use Graph.from_csr)")
-        if extra is not None and extra.size:
+        labels = None
+        if found or (extra is not None and is_labels(extra)):
+            distinct, _internal, labels = renumber_labels(found + (
+                [] if distinct is None else [distinct]), extra)
+        elif extra is not None and extra.size:
             distinct = xp.unique(xp.concatenate([distinct, extra.reshape(-1)]))
         internal = Renumbering(distinct)
         clock.done("distinct ids", rows=rows, n=internal.n)
 
         def entries(weights: bool):
             for src, dst, w, _names in rows_of(weights):
+                if labels is not None:
+                    src, dst = (device.asarray(labels.codes(a)) for a in (src, dst))
                 yield internal(src), internal(dst), w
 
         if weight_names is not None:
             names = list(weight_names)
-        return assemble(entries, distinct, names, directed=directed, multigraph=multigraph,
-                        block=chunk_rows, clock=clock)
+        b = assemble(entries, distinct, names, directed=directed, multigraph=multigraph,
+                     block=chunk_rows, clock=clock, duplicates=duplicates, labels=labels)
+        b.labels = labels
+        return b
+
+
+def _distinct_labels(values):
+    """The distinct labels of a host object array (order of first appearance)."""
+    import pandas as pd
+
+    return np.asarray(pd.unique(values), dtype=object)
 
 
 def from_csr(offsets, indices, weights, *, directed: bool, multigraph: bool,
@@ -211,18 +239,21 @@ def simple_undirected(g, chunk_rows: int | None = None) -> Buffers:
                            f"edges in blocks of {block}", block * CHUNK_ROW_BYTES):
         b = assemble(entries, g.vertices, [], directed=False, multigraph=False, block=block,
                      clock=_Clock(), sides=g.sides, side_names=g.side_names)
-    b.vertex_order = g.vertex_order
+    b.vertex_order, b.labels = g.vertex_order, g.id_map.labels
     return b
 
 
 def assemble(entries, vertices, names, *, directed: bool, multigraph: bool, block: int, clock,
-             sides=None, side_names=None, symmetric_input: bool = False) -> Buffers:
+             sides=None, side_names=None, symmetric_input: bool = False, duplicates="first",
+             labels=None) -> Buffers:
     """Passes 2-5 (module docstring) over ``entries(weights)``: an iterable of (src, dst,
     weights | None) chunks of internal indices, read again for each pass (``weights`` False:
     the weights are not needed).  An undirected graph's rows are stored both ways here,
     unless they are a ``symmetric_input`` (CSR of an undirected graph, every u->v with its
     v->u): those are stored as given, with a CSC of their own, as the device build stores
-    them, and paired with their reverses (:func:`_pair_symmetric`, which checks them)."""
+    them, and paired with their reverses (:func:`_pair_symmetric`, which checks them).
+    Parallel rows merge their weights as ``duplicates`` says (``labels``, the ids' table when
+    they are labels, names pairs in its messages)."""
     n = int(vertices.shape[0])
     symmetric = symmetric_input and not directed
     separate_csc = directed or symmetric  # else a simple undirected graph's CSC is its CSR
@@ -230,9 +261,14 @@ def assemble(entries, vertices, names, *, directed: bool, multigraph: bool, bloc
     def stored(weights: bool):
         for src, dst, w in entries(weights):
             if not directed and not symmetric:  # entry 2i is row i as given, 2i+1 reversed
+                copy = src != dst  # (a self-loop's reversed copy is itself: stored once)
                 src, dst = (xp.stack([src, dst], axis=1).reshape(-1),
                             xp.stack([dst, src], axis=1).reshape(-1))
                 w = None if w is None else xp.repeat(w, 2, axis=0)
+                keep = xp.stack([xp.ones_like(copy), copy], axis=1).reshape(-1)
+                if not bool(keep.all()):
+                    src, dst = src[keep], dst[keep]
+                    w = None if w is None else w[keep]
             yield src, dst, w
 
     degree = xp.zeros(n, dtype=np.int64)
@@ -255,8 +291,12 @@ def assemble(entries, vertices, names, *, directed: bool, multigraph: bool, bloc
     del cursor
     clock.done("scatter")
 
+    merging = None if multigraph else _Merging(
+        duplicates, directed, VertexIds(vertices, sides, side_names, labels=labels))
     out_degree, in_degree, m = _sort_rows(out_indices, weights, raw_offsets, degree, n,
-                                          block=block, dedupe=not multigraph)
+                                          block=block, merging=merging)
+    if merging is not None:
+        merging.report()
     del raw_offsets, degree
     out_indices = out_indices[:m]
     weights = None if weights is None else weights[:m]
@@ -296,7 +336,7 @@ def _pair_symmetric(g: Buffers, block: int):
     lies in row v of the CSR, sorted by (destination, position): so a block of vertices pairs
     its columns with its rows.  Raises the device build's ValueError (the same text) for edges
     without a reverse, then for weights that differ from their reverse edge's."""
-    describe = VertexIds(g.vertices, g.sides, g.side_names).describe_edges
+    describe = VertexIds(g.vertices, g.sides, g.side_names, labels=g.labels).describe_edges
     n, m = g.n, g.m
     reverse = memory.host_empty(m, g.offset_dtype)
     out_off = device.to_host(g.out_offsets).astype(np.int64)
@@ -390,10 +430,41 @@ def _on_device(a):
     return xp.array(a, copy=True)
 
 
-def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe: bool):
+class _Merging:
+    """Pass 4's merging of parallel rows over blocks: their weights as ``mode`` says
+    (:func:`~onyx_rapids.construction.duplicates.merge_weights`), and the pairs whose rows
+    disagreed, counted (an undirected pair once) and the first few kept for
+    :meth:`report`."""
+
+    def __init__(self, mode, directed: bool, id_map):
+        self.mode, self.directed, self.id_map = mode, directed, id_map
+        self.count, self.shown = 0, []
+
+    def weights(self, weights, order, head, row, dst):
+        """The merged weights of a block (``weights`` in block order, ``order`` its sorted
+        order, runs of ``head``; ``row``/``dst``: the internal ends of each sorted entry),
+        noting the pairs that disagreed."""
+        merged, bad = duplicates.merge_weights(weights, order, head, self.mode)
+        if bad.shape[0] and self.mode in (None, "error"):
+            first = xp.flatnonzero(head)[bad]
+            u, v = row[first].astype(np.int64), dst[first].astype(np.int64)
+            if not self.directed:
+                u, v = u[u <= v], v[u <= v]
+            self.count += int(u.shape[0])
+            arrow = " -> " if self.directed else " - "
+            take = max(SHOW - len(self.shown), 0)
+            self.shown += [f"{a}{arrow}{b}" for a, b in zip(
+                self.id_map.describe(u[:take]), self.id_map.describe(v[:take]))]
+        return merged
+
+    def report(self) -> None:
+        duplicates.report(self.count, self.shown, self.mode, self.directed)
+
+
+def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, merging):
     """Pass 4: sort each row of the raw host CSR by destination (stably), merge parallel
-    edges when ``dedupe``, and write the rows back moved left; returns (out-degrees,
-    in-degrees, m) on the device."""
+    edges unless ``merging`` is None (their weights by it, a :class:`_Merging`), and write
+    the rows back moved left; returns (out-degrees, in-degrees, m) on the device."""
     host_offsets = device.to_host(offsets)
     out_degree = xp.zeros(n, dtype=np.int64)
     in_degree = xp.zeros(n, dtype=np.int64)
@@ -406,16 +477,21 @@ def _sort_rows(indices, weights, offsets, degree, n: int, *, block: int, dedupe:
         row = xp.searchsorted(offsets[v0 + 1:v1 + 1] - a, xp.arange(b - a), side="right")
         key = row.astype(np.int64) * n + dst
         order = xp.argsort(key, kind="stable")
-        if dedupe:
+        merged = None
+        if merging is not None:
             head = run_heads(key[order])
             if head is not None:
+                if weights is not None:
+                    merged = merging.weights(_on_device(weights[a:b]), order, head,
+                                             row[order] + v0, dst[order])
                 order = order[xp.flatnonzero(head)]
         del key
         row, dst = row[order], dst[order]
         k = int(dst.shape[0])
         indices[written:written + k] = dst
         if weights is not None:
-            weights[written:written + k] = _on_device(weights[a:b])[order]
+            weights[written:written + k] = _on_device(weights[a:b])[order] if merged is None \
+                else merged
         out_degree[v0:v1] = xp.bincount(row, minlength=v1 - v0)
         in_degree += xp.bincount(dst, minlength=n)
         written += k

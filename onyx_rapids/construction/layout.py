@@ -84,6 +84,7 @@ class Buffers:
     placement: str = "device"
     vertex_order: str = "id"
     edge_sources: Any = None
+    labels: Any = None  # the VertexLabels of labelled ids (vertices then holds their codes)
 
     @property
     def n(self) -> int:

@@ -224,7 +224,10 @@ def _frame_futures(client, df, columns):
     for arg, name in zip(("source", "destination"), columns):
         if np.dtype(df[name].dtype).kind not in "iu":
             raise TypeError(f"{arg}={name!r}: vertex ids must be integers, but the column has "
-                            f"dtype {df[name].dtype}; cast it, e.g. .astype('int64')")
+                            f"dtype {df[name].dtype}; a partitioned graph takes integer ids "
+                            "only: map labels such as strings to integers first (e.g. "
+                            "pandas.factorize over both columns), or build a single-GPU "
+                            "onyx_rapids.Graph, which renumbers labels")
     return client.compute(df[columns].to_delayed())
 
 

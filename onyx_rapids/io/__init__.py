@@ -26,10 +26,11 @@ imported inside the functions that need them.  Everything the rest of the librar
 named here (``io.<name>``).
 """
 
-from .arrays import read_vertex_ids
+from .arrays import read_extra_vertices, read_vertex_ids
 from .csr import csr_inputs, csr_on_device, csr_size, read_csr, read_csr_on_host
-from .edges import cugraph_edges, read_cugraph, read_edgelist
-from .frames import _cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series
+from .edges import cugraph_edges, read_cugraph, read_edgelist, read_networkx
+from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series,
+                     pair_id_columns, require_frame, weight_column_names)
 from .parquet import parquet_chunks, parquet_edge_columns, parquet_row_count, read_parquet_edges
 from .properties import label_columns, read_property_array, read_table_matrix
 from .results import _to_frame, to_edge_frame, to_frame, to_pandas
@@ -40,12 +41,14 @@ __all__ = [
     "is_series",
     "check_column_name",
     "read_edgelist",
+    "read_networkx",
     "read_parquet_edges",
     "read_csr",
     "read_csr_on_host",
     "csr_inputs",
     "read_cugraph",
     "cugraph_edges",
+    "read_extra_vertices",
     "read_vertex_ids",
     "read_vertex_frame",
     "read_property_array",

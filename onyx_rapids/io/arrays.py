@@ -54,13 +54,15 @@ def as_array(values, arg: str, *, host: bool = False):
     return put(array) if array.dtype.kind in "biuf" else array
 
 
-def read_vertex_ids(values, arg: str = "vertices"):
+def read_vertex_ids(values, arg: str = "vertices", *, labels: bool = False):
     """Vertex ids as an int64 backend array; a scalar stays 0-d.
 
     ``values`` is a scalar, list, range, set, NumPy/CuPy array, pandas/cuDF Series or Index
     (their values; the index of a Series is ignored), any iterable, or a DataFrame with a
-    ``vertex`` column (such as a result frame). TypeError for non-integers (integral floats
-    included), ValueError for nulls; both name ``arg``.
+    ``vertex`` column (such as a result frame). TypeError for floats (integral ones included)
+    and booleans, and for other non-integers unless ``labels``: then labels (strings, bytes,
+    categories, any hashable; a str or bytes is one label) come back as a host object array
+    (:func:`onyx_rapids.ids.is_labels`).  ValueError for nulls; both name ``arg``.
 
     >>> import pandas as pd
     >>> read_vertex_ids(pd.Series([7, 3], index=[0, 1]), "sources").tolist()  # doctest: +SKIP
@@ -73,14 +75,48 @@ def read_vertex_ids(values, arg: str = "vertices"):
             raise TypeError(f"{arg}: a DataFrame of ids needs a 'vertex' column (it has "
                             f"{listing(repr(c) for c in names)}); pass a list, array or Series "
                             "of ids, or df['<id column>']")
-        return id_column(values, kind, "vertex", arg, f"the {arg} frame")
+        return id_column(values, kind, "vertex", arg, f"the {arg} frame", labels=labels)
+    if isinstance(values, (str, bytes)):
+        if labels:
+            return np.array(values, dtype=object)
+        raise TypeError(f"{arg}: vertex ids must be integers, got the string {values!r}; labels "
+                        "such as strings name vertices only of a graph built from labelled ids")
     a = as_array(values, arg)
+    if labels and isinstance(values, (list, tuple)) and a.ndim > 1:  # tuples as labels
+        a = np.empty(len(values), dtype=object)
+        a[:] = list(values)
     if a.size == 0:
         return xp.zeros(a.shape, dtype=np.int64)
     if a.dtype.kind not in "iu":
-        raise TypeError(f"{arg}: vertex ids must be integers, got dtype {a.dtype}; cast them to "
-                        "an integer type (floats are not accepted as ids, even integral ones)")
+        if labels and a.dtype.kind not in "fb":
+            return _labels(a, arg)
+        raise TypeError(f"{arg}: vertex ids must be integers{' or labels' if labels else ''}, "
+                        f"got dtype {a.dtype}; cast them to an integer type (floats are not "
+                        "accepted as ids, even integral ones)"
+                        + ("" if labels else "; labels such as strings name vertices only of "
+                           "a graph built from labelled ids"))
     return to_int64(a, arg)
+
+
+def _labels(a, arg: str):
+    """Labels: the non-numeric array ``a`` as a host object array; nulls refused."""
+    import pandas as pd
+
+    out = np.asarray(a, dtype=object)
+    nulls = int(pd.isna(out.reshape(-1)).sum())
+    if nulls:
+        raise ValueError(f"{arg}: {nulls} null id(s); drop them")
+    return out
+
+
+def read_extra_vertices(vertices):
+    """The ``vertices=`` of a graph build (ids that may have no edges): integers as an int64
+    backend array, labels as a host object array (:func:`read_vertex_ids`); a bare str or
+    bytes is refused, as one label is easily meant as a list of characters."""
+    if isinstance(vertices, (str, bytes)):
+        raise TypeError(f"vertices must be a list (or array) of ids, got the single label "
+                        f"{vertices!r}; wrap it: [{vertices!r}]")
+    return read_vertex_ids(vertices, "vertices", labels=True)
 
 
 def int_array(values, arg: str, *, host: bool = False, convert: bool = True):

@@ -1,5 +1,6 @@
 """Columns: one column of a frame read as a backend array (:class:`Column`) and validated:
-integer vertex ids (:func:`id_column`), numeric values as float32 (:func:`numeric_column`,
+vertex ids (:func:`id_column`: integers, or labels such as strings where the caller takes
+them), numeric values as float32 (:func:`numeric_column`,
 :func:`finite_float32`: NaN, infinities and float32 overflow refused, naming the first row).
 """
 
@@ -76,6 +77,14 @@ class Column:
             return device.asarray(values.astype(target, copy=False) if target else values)
         return device.asarray(self._col.to_numpy(dtype=target))
 
+    def labels(self):
+        """The column's values as a host object array (labels: strings, bytes, categories,
+        any Python objects); a categorical or dictionary column gives its values."""
+        col = self._col
+        if self.frame_kind in ("arrow", "cudf"):
+            col = col.to_pandas()
+        return np.asarray(col.to_numpy(dtype=object), dtype=object)
+
 
 def to_int64(a, what: str):
     if a.dtype == np.uint64 and a.size and int(a.max()) > _INT64_MAX:
@@ -83,22 +92,35 @@ def to_int64(a, what: str):
     return a.astype(np.int64, copy=False)
 
 
-def id_column(df, kind: str, col, arg: str, where: str = "the edge list", row_offset: int = 0):
+def id_column(df, kind: str, col, arg: str, where: str = "the edge list", row_offset: int = 0,
+              *, labels: bool = False):
+    """The vertex ids of column ``col``: an int64 backend array for an integer column; for
+    any other column but floats and booleans (strings, bytes, categoricals, objects), a host
+    object array of labels when the caller takes ``labels``, else a TypeError.  Nulls are
+    refused, naming the first row (counted from ``row_offset``)."""
     c = Column(df, kind, col)
-    if c.kind not in "iu":
+    if c.kind in "fb":
         hint = ""
         if c.kind == "f":
             hint = (" (pandas stores integer columns that had missing values as float64: drop "
                     "those rows, then cast)")
         raise TypeError(
-            f"{arg}={col!r}: vertex ids must be integers, but the column in {where} has dtype "
-            f"{c.dtype}; cast it to an integer type, e.g. .astype('int64'){hint}"
+            f"{arg}={col!r}: vertex ids must be integers or labels (strings, say), but the "
+            f"column in {where} has dtype {c.dtype}; cast it, e.g. .astype('int64'){hint}"
+        )
+    if c.kind not in "iu" and not labels:
+        raise TypeError(
+            f"{arg}={col!r}: the column in {where} has dtype {c.dtype}, but vertex ids here "
+            "must be integers (labels such as strings are taken where a graph is built: "
+            "Graph.from_edgelist and the other constructors); pass integer ids"
         )
     if c.nulls:
         raise ValueError(
             f"{arg}={col!r}: {c.nulls} null vertex id{'s' if c.nulls != 1 else ''} in {where} "
             f"(first at row {c.first_null() + row_offset}); drop or fill those rows"
         )
+    if c.kind not in "iu":
+        return c.labels()
     return to_int64(c.array(), f"{arg}={col!r}")
 
 

@@ -94,16 +94,55 @@ def require_column(names: list, col, arg: str, where: str) -> None:
 
 
 def check_column_name(col, arg: str) -> None:
-    """TypeError naming ``arg`` unless ``col`` is one column name (not None, not a list)."""
+    """TypeError naming ``arg`` unless ``col`` is one column name (not None, not a list, not a
+    bool)."""
     if isinstance(col, (list, tuple, set, dict)) or col is None:
         raise TypeError(f"{arg} must be a single column name, got {col!r}")
+    if isinstance(col, (bool, np.bool_)):
+        raise TypeError(f"{arg}={col!r}: pass the name of a column (a str, e.g. {arg}='"
+                        f"{'w' if arg == 'weight' else 'src'}'), not a flag")
+
+
+def id_column_names(col, arg: str) -> list:
+    """The id columns an id argument names: one name, or a list of names (multi-column ids,
+    as cuGraph takes them: each vertex a tuple of their values); checked."""
+    if isinstance(col, (list, tuple)):
+        names = list(col)
+        if not names:
+            raise ValueError(f"{arg}=[] names no column; pass {arg}= a column name (or a list "
+                             "of names for multi-column ids)")
+        for name in names:
+            check_column_name(name, arg)
+        if len(set(map(repr, names))) != len(names):
+            raise ValueError(f"{arg}={col!r} names a column more than once")
+        return names
+    check_column_name(col, arg)
+    return [col]
+
+
+def pair_id_columns(source, destination, arg_names=("source", "destination")):
+    """``(source names, destination names)`` (:func:`id_column_names`): the same number of
+    columns on both sides, ValueError naming the arguments otherwise."""
+    a, b = id_column_names(source, arg_names[0]), id_column_names(destination, arg_names[1])
+    if len(a) != len(b):
+        raise ValueError(f"{arg_names[0]} names {len(a)} column(s) and {arg_names[1]} "
+                         f"{len(b)}; multi-column ids need as many columns on each side")
+    return a, b
 
 
 def weight_column_names(weight) -> list:
     """The weight columns a ``weight`` argument names (None, a name or a list of names),
-    checked: at least one when given, each once."""
+    checked: at least one when given, each once; ``weight=True``/``False`` refused with the
+    fix (a column's name, or None)."""
     if weight is None:
         return []
+    if isinstance(weight, (bool, np.bool_)):
+        raise TypeError(f"weight={weight!r}: a graph's weights come from columns; pass the "
+                        "weight column's name (e.g. weight='w') or a list of names, or "
+                        "weight=None for an unweighted graph")
+    if not isinstance(weight, (str, list, tuple)) and not np.isscalar(weight):
+        raise TypeError(f"weight must be a column name or a list of names, got "
+                        f"{type(weight).__name__} {weight!r}")
     names = list(weight) if isinstance(weight, (list, tuple)) else [weight]
     if not names:
         raise ValueError("weight=[] names no column; pass weight=None for an unweighted graph")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 
-from .frames import _cudf, check_column_name, require_column, weight_column_names
+from .frames import _cudf, pair_id_columns, require_column, weight_column_names
 
 
 def parquet_edge_columns(path, source="src", destination="dst", weight=None):
     """Check a Parquet file or directory for the edge columns; return ``(path, columns)``:
-    the path as a str and the distinct column names to read (source, destination, weights).
+    the path as a str and the distinct column names to read (the id columns -- one each, or
+    several for multi-column ids -- then the weights).
 
     Raises FileNotFoundError for a missing path and ValueError, naming the path, for a file
     that is not Parquet or lacks a column."""
@@ -24,16 +25,16 @@ def parquet_edge_columns(path, source="src", destination="dst", weight=None):
     if not os.path.exists(path):
         raise FileNotFoundError(f"path={path!r}: no such Parquet file or directory; check the "
                                 "path (relative paths start at the working directory)")
-    check_column_name(source, "source")
-    check_column_name(destination, "destination")
+    sources, destinations = pair_id_columns(source, destination)
     names = weight_column_names(weight)
     schema = _parquet_call(path, lambda: _parquet_dataset(path).schema)
     where = f"Parquet file {path!r}"
-    for col, arg in [(source, "source"), (destination, "destination")] + [
+    for col, arg in [(c, "source") for c in sources] + [(c, "destination") for c in
+                                                        destinations] + [
         (name, "weight") for name in names
     ]:
         require_column(list(schema.names), col, arg, where)
-    return path, list(dict.fromkeys([source, destination, *names]))
+    return path, list(dict.fromkeys([*sources, *destinations, *names]))
 
 
 def _parquet_dataset(path: str):

@@ -1,6 +1,11 @@
 """Result frames out: per-vertex (:func:`to_frame`) and per-edge (:func:`to_edge_frame`), as cuDF
 DataFrames on a GPU with cuDF installed and pandas DataFrames otherwise
 (:mod:`~onyx_rapids.io.staging`); :func:`to_pandas` of either.
+
+Vertex ids are the original ones: integers as int64 columns, and the labels of a graph built
+from labelled ids (:class:`onyx_rapids.ids.LabelColumn`) as a pandas ``object`` column, or a
+cuDF string column on a GPU.  cuDF holds no other Python objects: labels that are not all
+strings (bytes, tuples, mixed types) make the frame a pandas one, also where cuDF is installed.
 """
 
 from __future__ import annotations
@@ -8,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..device import xp
+from ..ids import LabelColumn
 from .arrays import as_array
 from .frames import _cudf
 from .staging import Masked, Sides, pandas_column, pandas_frame
@@ -19,12 +25,15 @@ def _frame(columns: dict, blocks=(), pandas: bool = False):
     the pandas path beside cuDF), else pandas (:func:`pandas_frame`; ``blocks`` as there).
     Nulls come only from :class:`Masked` columns: a NaN value stays NaN on both paths."""
     cudf = None if pandas else _cudf()
+    if cudf is not None and any(isinstance(v, LabelColumn) and not v.labels.strings
+                                for v in columns.values()):
+        cudf = None  # labels cuDF cannot hold: a pandas frame
     if cudf is not None:
         import pandas as pd
 
         data = {}
         for key, value in columns.items():
-            if isinstance(value, Sides):
+            if isinstance(value, (Sides, LabelColumn)):
                 data[key] = cudf.from_pandas(pd.Series(pandas_column(value)))
             elif isinstance(value, Masked):
                 values = value.values
@@ -49,6 +58,14 @@ def _result_columns(columns: dict, rows: int, what: str, reserved: tuple,
     for key, values in columns.items():
         if not isinstance(key, str):
             raise TypeError(f"columns: names must be strings, got {key!r}")
+        if isinstance(values, LabelColumn):  # vertex ids of a labelled graph
+            if values.shape[0] != rows:
+                raise ValueError(f"columns[{key!r}] has {values.shape[0]} rows; it needs "
+                                 f"{rows} rows (one per {what[:-1]})")
+            if key in out or key in reserved:
+                raise ValueError(f"columns: the column name {key!r} occurs twice; rename one")
+            out[key] = values
+            continue
         valid = None
         if isinstance(values, tuple):
             if len(values) != 2:
@@ -153,8 +170,10 @@ def to_frame(g, columns: dict):
     ``Float32``/``Float64`` for floats, ``boolean``; cuDF nulls), e.g. a BFS predecessor that
     does not exist. For a bipartite graph (:meth:`~onyx_rapids.graph.Graph.from_bipartite`)
     the frame starts with ``side`` (the side's name, a categorical) and then ``vertex``, the
-    keys that :func:`read_vertex_frame` reads back. A cuDF DataFrame on a GPU with cuDF
-    installed, pandas otherwise.
+    keys that :func:`read_vertex_frame` reads back. A column of vertex ids is
+    ``g.id_map.column(codes)`` (:meth:`onyx_rapids.ids.VertexIds.column`: the ids, or the
+    labels of a labelled graph). A cuDF DataFrame on a GPU with cuDF installed, pandas
+    otherwise (and for labels cuDF cannot hold; module docstring).
 
     >>> import numpy as np, pandas as pd
     >>> from onyx_rapids.graph import Graph
@@ -174,7 +193,8 @@ def _to_frame(g, columns: dict, pandas: bool = False):
     out, blocks = {}, []
     if g.sides is not None:
         out["side"] = Sides(g.sides, g.side_names)
-    out["vertex"] = g.vertices
+    id_map = getattr(g, "id_map", None)  # (a partition's rows, onyx_rapids.dask, have none)
+    out["vertex"] = g.vertices if id_map is None else id_map.column(g.vertices)
     out.update(_result_columns(columns, g.n, "vertices", tuple(out), blocks))
     return _frame(out, blocks, pandas=pandas)
 
@@ -184,8 +204,8 @@ def to_edge_frame(g, columns: dict | None = None, source: str = "src",
     """The edges in CSR order: ``source`` and ``destination`` (original ids), the weight columns
     by their names, then ``columns`` (m rows each, ``*`` expands as in :func:`to_frame`)."""
     out = {
-        source: g.vertices[g.edge_sources],
-        destination: g.vertices[g.out_indices],
+        source: g.id_map.column(g.vertices[g.edge_sources]),
+        destination: g.id_map.column(g.vertices[g.out_indices]),
     }
     reserved, blocks = (source, destination), []
     if g.edge_weights is not None:

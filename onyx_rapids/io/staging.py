@@ -1,7 +1,8 @@
 """The pandas result frame, its bytes moved to the host once (:func:`pandas_frame`): result
 columns staged on the device per dtype, one copy per dtype to page-locked host memory, and the
 frame assembled over those buffers without further copies.  Also the column kinds a result
-frame holds besides plain arrays: :class:`Masked` (with nulls) and :class:`Sides`.
+frame holds besides plain arrays: :class:`Masked` (with nulls), :class:`Sides` and the labels
+of a labelled graph's ids (:class:`onyx_rapids.ids.LabelColumn`, an ``object`` column).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 
 from .. import device
 from ..device import xp
+from ..ids import LabelColumn
 
 
 class Masked:
@@ -34,6 +36,8 @@ def pandas_column(value):
     if isinstance(value, Sides):
         codes = device.to_host(value.codes).astype(np.int8)
         return pd.Categorical.from_codes(codes, categories=value.names)
+    if isinstance(value, LabelColumn):
+        return value.values()
     if isinstance(value, Masked):
         values = device.to_host(value.values)
         missing = ~device.to_host(value.valid)
@@ -62,6 +66,8 @@ def _stageable(value) -> bool:
     nullable integer, boolean and float32/float64 columns, the side column."""
     if isinstance(value, Sides):
         return True
+    if isinstance(value, LabelColumn):  # Python objects: the frame is made column by column
+        return False
     if isinstance(value, Masked):
         dtype = value.values.dtype
         return dtype.kind in "iub" or dtype in (np.float32, np.float64)
