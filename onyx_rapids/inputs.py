@@ -249,8 +249,9 @@ def _classes(labels) -> int:
 
 
 class Labels(Kind):
-    """Seed labels: a frame of ``vertex`` and ``label`` (or ``label_0``.. for P partitions) of
-    classes in [0, k), or a full n x P*k lp^0 array."""
+    """Seed labels: a frame of ``vertex`` (or ``node``) and ``label`` (or ``label_0``.. for P
+    partitions) of classes in [0, k), a Series or dict of classes keyed by vertex (the
+    labelled vertices only), or a full n x P*k lp^0 array."""
 
     name = "labels"
     what = ("a Parquet file of vertex,label seed labels (default on karate: the clubs of "
@@ -260,7 +261,8 @@ class Labels(Kind):
         """lp^0 (n x P*k), the labelled mask and P, on the device."""
         _check_k(k)
         xp = device.xp
-        if io.is_frame(labels):
+        if io.is_keyed(labels):
+            labels = io.from_mapping(labels, "labels", "label")
             names = io.label_columns(labels)
             ids, classes = io.read_vertex_frame(g, labels, names, name="labels", complete=False,
                                                 dtype=np.int64)
@@ -276,11 +278,9 @@ class Labels(Kind):
         ``(None, (ids, classes), P)`` for a frame of labelled vertices (internal ids, classes
         len(ids) x P), else lp^0 (n x P*k) and the labelled mask."""
         _check_k(k)
-        if io.is_frame(labels):
-            frame = labels.to_pandas() if hasattr(labels, "to_pandas") else labels
+        if io.is_keyed(labels):
+            frame = io.keyed_pandas(labels, "labels", "label")
             names = io.label_columns(frame)
-            if "vertex" not in frame.columns:
-                raise ValueError("labels: a frame needs a 'vertex' column")
             ids = graph.to_internal(frame["vertex"].to_numpy(), "labels['vertex']")
             if len(np.unique(ids)) != len(ids):
                 raise ValueError("labels: a vertex is listed more than once")
@@ -300,8 +300,9 @@ class Labels(Kind):
         """A frame of vertex,label (or vertex,label_0,label_1,.. for several partitions):
         integer classes of the labelled vertices (the algorithm checks the values)."""
         labels = read_table(text, flag)
-        if "vertex" not in labels.columns or len(labels.columns) < 2:
-            raise ValueError(f"{flag} {text!r} needs a 'vertex' column and a 'label' column (or "
+        if io.key_column(list(labels.columns)) is None or len(labels.columns) < 2:
+            raise ValueError(f"{flag} {text!r} needs a 'vertex' (or 'node') column and a 'label' "
+                             f"column (or "
                              f"label_0, label_1, ..); it has "
                              f"{', '.join(map(str, labels.columns))}")
         return labels
@@ -339,7 +340,7 @@ def lp_labels(g, k: int, seed: int = SEED, fraction: float = 0.01):
 def _width(value) -> int | None:
     """Columns of a vertex_values input (a frame keyed by vertex or an n x k array)."""
     if hasattr(value, "columns"):
-        return len(value.columns) - ("vertex" in value.columns)
+        return len(value.columns) - (io.key_column(list(value.columns)) is not None)
     shape = getattr(value, "shape", None)
     if shape is not None:
         return 1 if len(shape) == 1 else shape[1]
@@ -347,8 +348,9 @@ def _width(value) -> int | None:
 
 
 class VertexValues(Kind):
-    """Values per vertex: a frame keyed by ``vertex`` (or a Series indexed by vertex), or an
-    n x k array in ``Graph.vertices`` order.  The benchmarks draw ``offset`` + U[0, 1)."""
+    """Values per vertex: a frame keyed by ``vertex`` (or ``node``, or an id index), a Series
+    or dict keyed by vertex (``{vertex: [features]}`` for several columns), or an n x k array
+    in ``Graph.vertices`` order.  The benchmarks draw ``offset`` + U[0, 1)."""
 
     name = "vertex_values"
 
@@ -367,10 +369,8 @@ class VertexValues(Kind):
     def on_partitions(self, graph, values, name):
         """An n x k float32 host array in ``graph.vertices`` order of a partitioned (Dask)
         graph, from an array or a frame keyed by ``vertex`` (every vertex once)."""
-        if io.is_frame(values):
-            frame = values.to_pandas() if hasattr(values, "to_pandas") else values
-            if "vertex" not in frame.columns:
-                raise ValueError(f"{name}: a frame needs a 'vertex' column")
+        if io.is_keyed(values):
+            frame = io.keyed_pandas(values, name)
             ids = graph.to_internal(frame["vertex"].to_numpy(), f"{name}['vertex']")
             if len(np.unique(ids)) != graph.n or len(ids) != graph.n:
                 raise ValueError(f"{name}: every vertex once ({graph.n}), got {len(ids)} rows "
@@ -388,8 +388,9 @@ class VertexValues(Kind):
 
     def parse(self, text, flag):
         values = read_table(text, flag)
-        if "vertex" not in values.columns:
-            raise ValueError(f"{flag} {text!r} needs a 'vertex' column (one row per vertex) "
+        if io.key_column(list(values.columns)) is None:
+            raise ValueError(f"{flag} {text!r} needs a 'vertex' (or 'node') column (one row per "
+                             "vertex) "
                              f"and one column per feature; it has "
                              f"{', '.join(map(str, values.columns))}")
         return values
@@ -422,11 +423,12 @@ def _default_width(spec, g) -> int:
 
 class Distribution(VertexValues):
     """A teleport distribution (PageRank's ``personalization``): one non-negative value per
-    vertex, normalized to sum 1; vertices a frame leaves out get 0."""
+    vertex, normalized to sum 1; vertices a frame, Series or dict (NetworkX's
+    ``personalization={node: value}``) leaves out get 0."""
 
     def normalize(self, g, values, name):
         """The distribution as an n x 1 property summing to 1."""
-        if io.is_frame(values) or io.is_series(values):  # keyed by vertex; others get 0
+        if io.is_keyed(values):  # a frame, Series or dict keyed by vertex; others get 0
             ids, given = io.read_vertex_frame(g, values, name=name, complete=False)
             t = props.vertex_property(g, given.shape[1])
             t[ids] = given
