@@ -31,9 +31,10 @@ import numpy as np
 
 from . import device, io, properties as props
 
-__all__ = ["CliContext", "KINDS", "Kind", "LABELS", "MATRIX", "COUNT", "CORE_ORDER", "FLOAT",
-           "DISTRIBUTION", "POSITIVE_VALUES", "SIDES", "VALUES", "VERTEX", "VERTICES",
-           "from_cli", "generate", "kind", "starts", "wanted"]
+__all__ = ["CliContext", "KINDS", "Kind", "LABELS", "MATRIX", "CLASSES", "COUNT", "CORE_ORDER",
+           "FLAG", "FLOAT", "DISTRIBUTION", "POSITIVE_VALUES", "SIDES", "VALUES", "VERTEX",
+           "VERTICES", "Count", "Flag", "Float", "Int", "Number", "from_cli", "generate", "kind",
+           "starts", "wanted"]
 
 #: Seed of the benchmarks' generated inputs.
 SEED = 1
@@ -66,6 +67,12 @@ class Kind:
     def help(self, optional: bool) -> str:
         return self.what
 
+    def check(self, value, arg: str):
+        """``value`` checked and normalized where a kind can do so alone (numbers: their
+        range); kinds whose value needs the graph (frames, arrays) are normalized by the
+        algorithm (:meth:`normalize`), and come back as they are here."""
+        return value
+
     def parse(self, text: str, flag: str):
         """The value of ``flag``'s command-line ``text``."""
         raise NotImplementedError
@@ -92,9 +99,13 @@ def _chosen_of(ctx: CliContext, chosen: dict, cls) -> list:
 
 def starts(g, source, sources):
     """Internal ids (host int64) of ``source`` (one vertex) or ``sources`` (a list): exactly
-    one of them, naming vertices of ``g`` (ValueError naming the argument otherwise)."""
+    one of them, naming vertices of ``g`` (ValueError naming the argument otherwise).  On a
+    bipartite graph a vertex is named ``(side, id)`` (:func:`side_starts`)."""
     if (source is None) == (sources is None):
         raise ValueError("give exactly one of source (one vertex) or sources (a list)")
+    if g.sides is not None:
+        return side_starts(g, [source] if sources is None else sources,
+                           "source" if sources is None else "sources")
     named = np.atleast_1d(np.asarray(source if sources is None else sources))
     if named.size == 0:
         raise ValueError("sources must name at least one vertex")
@@ -102,6 +113,65 @@ def starts(g, source, sources):
         return device.to_host(g.to_internal(named.ravel())).astype(np.int64)
     except ValueError as e:
         raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+
+
+def _is_pair(named) -> bool:
+    return isinstance(named, (tuple, list, np.ndarray)) and len(named) == 2
+
+
+def side_starts(g, named, arg: str) -> np.ndarray:
+    """Internal ids (host int64) of the vertices ``named`` on the bipartite graph ``g``: a list
+    of ``(side, id)`` pairs (side: its name, "left"/"right" or 0/1), or a frame of ``side``
+    and ``vertex`` columns (as :func:`onyx_rapids.io.to_frame` writes them).
+
+    >>> import pandas as pd, onyx_rapids as onyx
+    >>> g = onyx.Graph.from_bipartite(pd.DataFrame({"user": [1, 2], "item": [1, 3]}),
+    ...                               "user", "item")
+    >>> side_starts(g, [("item", 1), ("user", 1)], "sources").tolist()
+    [2, 0]
+    """
+    if io.is_frame(named):
+        frame = io.to_pandas(named)
+        if not {"side", "vertex"} <= set(frame.columns):
+            raise ValueError(f"{arg}: a frame of vertices of a bipartite graph needs 'side' and "
+                             f"'vertex' columns (it has {', '.join(map(str, frame.columns))})")
+        named = list(zip(frame["side"], frame["vertex"]))
+    named = list(named)
+    if not named:
+        raise ValueError(f"{arg} must name at least one vertex")
+    left, right = g.side_names
+    for pair in named:
+        if not _is_pair(pair):
+            shown = f"{arg}={pair!r}" if arg == "source" else f"{arg}: {pair!r}"
+            raise ValueError(
+                f"{shown}: this graph is bipartite ({left!r}, {right!r}), where an id may "
+                f"name a vertex on each side; name the vertex with its side, e.g. "
+                f"{arg}={_example(arg, (left, pair))} or {_example(arg, (right, pair))}")
+    codes = np.array([_side_of(g, pair, arg) for pair in named])
+    out = np.empty(len(named), dtype=np.int64)
+    for code in (0, 1):
+        at = np.flatnonzero(codes == code)
+        if at.size:
+            try:
+                found = g.to_internal([named[j][1] for j in at], side=code)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{arg}: {e}") from e
+            out[at] = device.to_host(found)
+    return out
+
+
+def _side_of(g, pair, arg: str) -> int:
+    """0 or 1: the side of a ``(side, id)`` pair naming a vertex of ``arg``."""
+    try:
+        return g.side_code(pair[0])
+    except ValueError:
+        left, right = g.side_names
+        raise ValueError(f"{arg}: {tuple(pair)!r} names no side of this graph; a side is "
+                         f"{left!r} or {right!r} (or 'left'/'right', 0/1)") from None
+
+
+def _example(arg: str, pair) -> str:
+    return repr(pair) if arg == "source" else repr([pair])
 
 
 def _vertex_id(text: str, flag: str):
@@ -237,11 +307,6 @@ def labelled_rows(lp0, k):
     return one_hot.all(axis=1)
 
 
-def _check_k(k):
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
-
-
 def _classes(labels) -> int:
     """k of a labels frame: its largest class + 1 (2 when it is empty)."""
     values = labels.drop(columns="vertex").to_numpy()
@@ -259,7 +324,7 @@ class Labels(Kind):
 
     def normalize(self, g, labels, k):
         """lp^0 (n x P*k), the labelled mask and P, on the device."""
-        _check_k(k)
+        k = CLASSES.check(k, "k")
         xp = device.xp
         if io.is_keyed(labels):
             labels = io.from_mapping(labels, "labels", "label")
@@ -277,7 +342,7 @@ class Labels(Kind):
         """As :meth:`normalize` for a partitioned (Dask) graph, on the host:
         ``(None, (ids, classes), P)`` for a frame of labelled vertices (internal ids, classes
         len(ids) x P), else lp^0 (n x P*k) and the labelled mask."""
-        _check_k(k)
+        k = CLASSES.check(k, "k")
         if io.is_keyed(labels):
             frame = io.keyed_pandas(labels, "labels", "label")
             names = io.label_columns(frame)
@@ -528,21 +593,101 @@ class Matrix(Kind):
 # -------------------------------------------------------------------------------- numbers
 
 
-class Int(Kind):
+def _bound(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+class Number(Kind):
+    """A number in a range: an algorithm's parameter (``alpha``, ``tol``, ``max_iter``,
+    ``delta``...) or a count input (``k``).  :meth:`check` is the one validation of such a
+    value, wherever it comes from (the registry runs it on every call; the command line on
+    ``--param``): bools and strings are refused, integers must be integral, floats finite,
+    and the range is ``low``..``high`` (``low_open`` / ``high_open``: the bound itself is
+    excluded); ``optional`` accepts None; ``meaning`` is said after the name::
+
+        >>> Float(0, 1, low_open=True, high_open=True).check(0.5, "alpha")
+        0.5
+        >>> Float(0, 1, low_open=True, high_open=True).check("0.85", "alpha")
+        Traceback (most recent call last):
+        ...
+        ValueError: alpha must be a number in (0, 1), got '0.85' (a str)
+    """
+
+    integer = False
+
+    def __init__(self, low=None, high=None, *, low_open=False, high_open=False,
+                 optional=False, meaning=""):
+        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
+        self.optional, self.meaning = optional, meaning
+
+    def describe(self) -> str:
+        """The legal values in words: ``a number in (0, 1)``, ``a positive integer``..."""
+        noun = "integer" if self.integer else "number"
+        low, high = self.low, self.high
+        if low is not None and high is not None:
+            text = (f"{'an' if self.integer else 'a'} {noun} in {'(' if self.low_open else '['}"
+                    f"{_bound(low)}, {_bound(high)}{')' if self.high_open else ']'}")
+        elif low == 0 or (self.integer and low == 1 and not self.low_open):
+            text = f"a {'positive' if self.low_open or low == 1 else 'non-negative'} " \
+                   f"{'' if self.integer else 'finite '}{noun}"
+        elif low is not None:
+            text = f"a {'' if self.integer else 'finite '}{noun} {'>' if self.low_open else '>='} " \
+                   f"{_bound(low)}"
+        else:
+            text = f"{'an' if self.integer else 'a finite'} {noun}"
+        return text + (" or None" if self.optional else "")
+
+    def _value(self, value):
+        """``value`` as an int / float, or None when it is not one (bools, strings, NaN,
+        infinities, fractional values of an integer)."""
+        if isinstance(value, (bool, np.bool_)) or \
+                not isinstance(value, (int, float, np.integer, np.floating)):
+            return None
+        if not np.isfinite(value):
+            return None
+        if self.integer:
+            return int(value) if float(value).is_integer() else None
+        return float(value)
+
+    def _in_range(self, x) -> bool:
+        low, high = self.low, self.high
+        return ((low is None or (x > low if self.low_open else x >= low))
+                and (high is None or (x < high if self.high_open else x <= high)))
+
+    def check(self, value, arg: str):
+        """``value`` as an int (float) in range, or ValueError naming ``arg``, the legal
+        values and the value."""
+        if value is None and self.optional:
+            return None
+        x = self._value(value)
+        if x is None or not self._in_range(x):
+            named = f"{arg} ({self.meaning})" if self.meaning else arg
+            kind = "" if value is None or isinstance(value, (int, float, np.number)) \
+                else f" (a {type(value).__name__})"
+            raise ValueError(f"{named} must be {self.describe()}, got {value!r}{kind}")
+        return x
+
+    def parse(self, text, flag):
+        text = text.strip()
+        if self.optional and text.lower() in ("none", "null"):
+            return None
+        try:
+            return int(text) if self.integer else float(text)
+        except ValueError:
+            raise ValueError(f"{flag} {text!r} is not {self.describe()}") from None
+
+
+class Int(Number):
     """An integer; ``benchmark``: the benchmarks' value (None: k)."""
 
     name = "int"
     what = "an integer"
     metavar = "N"
+    integer = True
 
-    def __init__(self, benchmark: int | None = None):
+    def __init__(self, low=None, high=None, *, benchmark: int | None = None, **bounds):
+        super().__init__(low, high, **bounds)
         self.benchmark = benchmark
-
-    def parse(self, text, flag):
-        try:
-            return int(text)
-        except ValueError:
-            raise ValueError(f"{flag} {text!r} is not an integer") from None
 
     def generate(self, g, k, rng):
         return k if self.benchmark is None else self.benchmark
@@ -559,25 +704,41 @@ class Count(Int):
         return _classes(labels[0]) if labels else 2
 
 
-class Float(Kind):
+class Float(Number):
     """A number."""
 
     name = "float"
     what = "a number"
     metavar = "X"
 
+
+class Flag(Kind):
+    """True or False (``clamp``): numbers are refused, not read as truth values."""
+
+    name = "bool"
+    what = "true or false"
+    metavar = "BOOL"
+
+    def check(self, value, arg: str):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{arg} must be True or False, got {value!r}")
+        return bool(value)
+
     def parse(self, text, flag):
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"{flag} {text!r} is not a number") from None
+        lowered = text.strip().lower()
+        if lowered not in ("true", "false"):
+            raise ValueError(f"{flag} {text!r} is not true or false")
+        return lowered == "true"
 
 
 VERTEX, VERTICES, LABELS = Vertex(), Vertices(), Labels()
 VALUES, POSITIVE_VALUES = VertexValues(), VertexValues(offset=0.5)
 DISTRIBUTION, SIDES = Distribution(), Sides()
 MATRIX, FLOAT = Matrix(), Float()
-COUNT, CORE_ORDER = Count(), Count(benchmark=1)
+#: Label propagation's k; :class:`Count` objects of other ranges: ALS's factors, k_core's order.
+CLASSES = Count(1, meaning="classes per partition")
+COUNT, CORE_ORDER = Count(1), Count(0, benchmark=1)
+FLAG = Flag()
 
 #: The default object of each kind name.
 KINDS = {k.name: k for k in (VERTEX, VERTICES, VALUES, LABELS, MATRIX, Int(), FLOAT)}

@@ -231,6 +231,8 @@ def test_series_and_index_keyed_frames_are_aligned_by_id(g):
     "values, exc, match",
     [
         (pd.Series([1.0, 2.0, 3.0]), ValueError,
+         r"x: the Series has a default RangeIndex \(row positions"),
+        (pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2]), ValueError,
          r"x: 3 id\(s\) in the index \(.*has no 'vertex' column, so its index gives the vertex "
          r"ids\) are not vertices of the graph: 0, 1, 2"),
         (pd.Series([1.0, 2.0], index=[10, 30]), ValueError, "x: 1 vertices have no row.*20"),
