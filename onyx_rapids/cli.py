@@ -307,7 +307,9 @@ def cmd_list(args) -> int:
             ("  inputs", takes),
             ("  columns", ", ".join(spec.columns)),
             ("  options", options),
-            ("  --param", ", ".join(d["params"]) or "-"),
+            ("  --param", ", ".join(f"{p} ({spec.param_kinds[p].describe()})"
+                                    if p in spec.param_kinds else p
+                                    for p in d["params"]) or "-"),
         ])
     if args.dask:
         print(f"({len(specs)} Dask algorithms; call one from Python as "

@@ -344,7 +344,7 @@ class Labels(Kind):
         len(ids) x P), else lp^0 (n x P*k) and the labelled mask."""
         k = CLASSES.check(k, "k")
         if io.is_keyed(labels):
-            frame = io.keyed_pandas(labels, "labels", "label")
+            frame = io.keyed_pandas(labels, "labels", graph.vertices, "label")
             names = io.label_columns(frame)
             ids = graph.to_internal(frame["vertex"].to_numpy(), "labels['vertex']")
             if len(np.unique(ids)) != len(ids):
@@ -435,7 +435,7 @@ class VertexValues(Kind):
         """An n x k float32 host array in ``graph.vertices`` order of a partitioned (Dask)
         graph, from an array or a frame keyed by ``vertex`` (every vertex once)."""
         if io.is_keyed(values):
-            frame = io.keyed_pandas(values, name)
+            frame = io.keyed_pandas(values, name, graph.vertices)
             ids = graph.to_internal(frame["vertex"].to_numpy(), f"{name}['vertex']")
             if len(np.unique(ids)) != graph.n or len(ids) != graph.n:
                 raise ValueError(f"{name}: every vertex once ({graph.n}), got {len(ids)} rows "

@@ -30,12 +30,12 @@ named here (``io.<name>``).
 from .arrays import read_vertex_ids
 from .csr import csr_inputs, csr_on_device, csr_size, read_csr, read_csr_on_host
 from .edges import cugraph_edges, read_cugraph, read_edgelist
-from .frames import _cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series
+from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series,
+                     key_column)
 from .parquet import parquet_chunks, parquet_edge_columns, parquet_row_count, read_parquet_edges
 from .properties import label_columns, read_property_array, read_table_matrix
 from .results import _to_frame, to_edge_frame, to_frame, to_pandas
-from .vertex_frames import (from_mapping, is_keyed, key_column, keyed_pandas,
-                            read_vertex_frame)
+from .vertex_frames import from_mapping, is_keyed, keyed_pandas, read_vertex_frame
 
 __all__ = [
     "is_frame",

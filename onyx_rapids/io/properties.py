@@ -11,9 +11,9 @@ import numpy as np
 from ..device import xp
 from .arrays import as_array
 from .columns import finite_float32, numeric_column
-from .frames import (column_names, is_frame, is_series, num_rows, require_frame, series_column,
-                     value_columns)
-from .vertex_frames import key_column, read_vertex_frame
+from .frames import (column_names, is_frame, is_series, key_column, num_rows, require_frame,
+                     series_column, value_columns)
+from .vertex_frames import read_vertex_frame
 
 
 def read_property_array(values, rows: int, what: str, name: str = "values", *, g=None):

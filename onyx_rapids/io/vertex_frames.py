@@ -1,6 +1,7 @@
 """Per-vertex frames in, aligned by vertex id, never by position (:func:`read_vertex_frame`):
 keyed by a ``vertex`` column (or ``node``, NetworkX's name, when there is no ``vertex``), else
-by the index, never by a default RangeIndex (row positions); for a bipartite graph by
+by the index, never by a frame's default RangeIndex (row positions: refused with the fix);
+for a bipartite graph by
 (``side``, ``vertex``).  A dict keyed by vertex (:func:`from_mapping`) reads as a Series (or,
 with rows of values, as a frame) indexed by its keys.  Ids not in the graph, repeated and
 missing vertices are refused by name.
@@ -18,8 +19,8 @@ from ..messages import listing
 from ..device import xp
 from .arrays import as_array
 from .columns import Column, id_column, numeric_column, to_int64
-from .frames import (column_names, dtype_kind, frame_kind, has_column, is_frame, is_series,
-                     num_rows, series_column, value_columns)
+from .frames import (NODE, column_names, dtype_kind, frame_kind, has_column, is_frame,
+                     is_series, key_column, num_rows, series_column, value_columns)
 
 
 def _host_objects(values):
@@ -52,11 +53,6 @@ def _side_codes(g, values, arg: str, where: str):
         raise ValueError(f"{arg}: {int(bad.sum())} row(s) of {where} name no side of the graph "
                          f"({listing(values)}); use {left!r} or {right!r} (or 0/1)")
     return device.asarray(codes)
-
-
-#: The id column's name NetworkX users hold (``nx.to_pandas_edgelist``, node attribute
-#: frames): a frame without a ``vertex`` column is keyed by a ``node`` column.
-NODE = "node"
 
 
 def is_keyed(values) -> bool:
@@ -105,30 +101,34 @@ def from_mapping(values, name: str, column: str = "value"):
     return frame
 
 
-def key_column(names: list, vertex: str = "vertex"):
-    """The id column among a frame's column ``names``: ``vertex`` when present, else ``node``
-    (NetworkX's name, for the default ``vertex``), else None (the index keys the rows)."""
-    if has_column(names, vertex):
-        return vertex
-    if vertex == "vertex" and has_column(names, NODE):
-        return NODE
-    return None
-
-
 def _positional_index(index) -> bool:
-    """Whether ``index`` is a default RangeIndex (unnamed: row positions, not vertex ids), as a
+    """Whether ``index`` is a default RangeIndex (unnamed, 0, 1, 2, ...: row positions), as a
     frame or Series built without an index has."""
-    return type(index).__name__ == "RangeIndex" and getattr(index, "name", None) is None
+    return (type(index).__name__ == "RangeIndex" and getattr(index, "name", None) is None
+            and index.start == 0 and index.step == 1)
+
+
+def _ambiguous(df, series: bool, vertices) -> bool:
+    """Whether a default RangeIndex may not be read as vertex ids: always for a frame (one of
+    its columns may hold the ids: the issue's ``{node, label}`` frame), and for a Series
+    (whose index is its only key; pandas gives a Series made from a dict keyed 0, 1, 2, ...
+    this index too) unless reading it by position in ``vertices`` (host ids in internal
+    order) names the same vertices."""
+    if not _positional_index(df.index):
+        return False
+    rows = len(df.index)
+    return not series or rows > len(vertices) or \
+        not np.array_equal(vertices[:rows], np.arange(rows))
 
 
 def _refuse_positions(name: str, where: str, series: bool, vertex: str) -> None:
     """The error of a frame or Series whose only key would be its default RangeIndex."""
     if series:
         raise ValueError(
-            f"{name}: the Series has a default RangeIndex (row positions 0, 1, 2, ..., not "
-            "vertex ids), so it names no vertex; index it by vertex id "
-            "(pandas.Series(values, index=vertex_ids), or a dict {vertex: value}), or pass "
-            "its .to_numpy() for values in Graph.vertices order"
+            f"{name}: the Series has a default RangeIndex (0, 1, 2, ...), which reads as vertex "
+            "ids only where those are also the vertices' positions, and here they are not; "
+            "index it by vertex id (pandas.Series(values, index=vertex_ids), or a dict "
+            "{vertex: value}), or pass its .to_numpy() for values in Graph.vertices order"
         )
     raise ValueError(
         f"{name}: {where} has no {vertex!r} column and its index is a default RangeIndex (row "
@@ -137,11 +137,12 @@ def _refuse_positions(name: str, where: str, series: bool, vertex: str) -> None:
     )
 
 
-def keyed_pandas(values, name: str, column: str = "value"):
+def keyed_pandas(values, name: str, vertices, column: str = "value"):
     """A pandas DataFrame with a ``vertex`` id column from any input keyed by vertex (a frame
     with a ``vertex`` or ``node`` column or an id index, a Series, a dict), for readers that
-    look ids up on the host (the partitioned graphs of :mod:`onyx_rapids.dask`); a default
-    RangeIndex is refused as :func:`read_vertex_frame` refuses it."""
+    look ids up on the host (the partitioned graphs of :mod:`onyx_rapids.dask`, whose
+    ``vertices``, host ids in order, it is for); a default RangeIndex is refused as
+    :func:`read_vertex_frame` refuses it."""
     values = from_mapping(values, name, column)
     series = is_series(values)
     frame = values.to_frame(name=series_column(values)) if series else values
@@ -150,7 +151,7 @@ def keyed_pandas(values, name: str, column: str = "value"):
     key = None if series else key_column(list(frame.columns))
     if key is not None:
         return frame.rename(columns={key: "vertex"})
-    if _positional_index(frame.index):
+    if _ambiguous(frame, series, np.asarray(vertices)):
         _refuse_positions(name, f"the {name} frame", series, "vertex")
     return frame.rename_axis("vertex").reset_index()
 
@@ -198,8 +199,10 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
 
     ``df`` is keyed by its ``vertex`` column (original ids) when it has one (a pandas/cuDF
     DataFrame or a pyarrow Table), else by a ``node`` column (NetworkX's name for it); a
-    pandas/cuDF DataFrame with neither, or a Series, is keyed by its index, which must not be
-    a default (unnamed) RangeIndex: those are row positions, and are refused with the fix. A
+    pandas/cuDF DataFrame with neither, or a Series, is keyed by its index. A frame's default
+    (unnamed 0, 1, 2, ...) RangeIndex is row positions, and is refused with the fix; so is a
+    Series's, unless the positions are the ids too (pandas gives ``pd.Series({0: a, 1: b})``
+    that index). A
     dict ``{vertex: value}`` (or ``{vertex: [values]}``) reads as a Series (a frame) indexed
     by its keys (:func:`from_mapping`). For a bipartite graph the keys are (side, vertex): a
     ``side`` column (side names as :func:`to_frame` writes them, or 0/1) next to the id
@@ -263,7 +266,8 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
         if kind == "arrow":
             raise ValueError(f"{name}: {where} (a pyarrow Table, which has no index) has no "
                              f"{vertex!r} column; name the id column {vertex!r} (or 'node')")
-        if _positional_index(df.index):
+        if _positional_index(df.index) and _ambiguous(  # the ids' head only where needed
+                df, series, device.to_host(g.vertices[:len(df.index)])):
             _refuse_positions(name, where, series, vertex)
         exclude = ()
         keys = None
