@@ -67,6 +67,10 @@ class Kind:
     def help(self, optional: bool) -> str:
         return self.what
 
+    def describe(self) -> str:
+        """The legal values in words (``onyx-rapids list``, messages)."""
+        return self.what
+
     def check(self, value, arg: str):
         """``value`` checked and normalized where a kind can do so alone (numbers: their
         range); kinds whose value needs the graph (frames, arrays) are normalized by the
