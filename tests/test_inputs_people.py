@@ -140,6 +140,8 @@ def test_feature_dicts(g):
         g.vertex_property({30: 3.0, 10: 1.0}, name="x")
     with pytest.raises(ValueError, match=r"not vertices of the graph: 40"):
         g.vertex_property({30: 3.0, 10: 1.0, 20: 2.0, 40: 0.0}, name="x")
+    columns = {"node": [20, 30, 10], "a": [2.0, 3.0, 1.0]}  # a dict of columns, pandas-style
+    assert H(g.vertex_property(columns))[:, 0].tolist() == [1.0, 2.0, 3.0]
 
 
 def test_keyed_pandas_gives_the_partitioned_readers_a_vertex_column():

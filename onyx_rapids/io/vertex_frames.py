@@ -70,8 +70,9 @@ def _is_row(value) -> bool:
 def from_mapping(values, name: str, column: str = "value"):
     """A dict keyed by vertex id as a pandas object keyed by its index: one value per key gives
     a Series named ``column``; rows of values (lists, tuples, arrays of one length) give a
-    DataFrame, one column per position.  Keys ``(side, id)`` (a bipartite graph's) give a
-    two-level index.  Anything else comes back as it is.
+    DataFrame, one column per position; a dict of columns with a ``vertex`` (or ``node``) key
+    (``{"vertex": [..], "x": [..]}``) is that frame.  Keys ``(side, id)`` (a bipartite graph's)
+    give a two-level index.  Anything else comes back as it is.
 
     >>> from_mapping({0: 1.0, 33: 1.0}, "personalization").to_dict()
     {0: 1.0, 33: 1.0}
@@ -85,6 +86,8 @@ def from_mapping(values, name: str, column: str = "value"):
     if not values:
         raise ValueError(f"{name}: the dict is empty; give at least one vertex: value pair")
     rows = [_is_row(v) for v in values.values()]
+    if key_column(list(values)) is not None and all(rows):  # columns, as pandas.DataFrame's
+        return pd.DataFrame(values)
     if not any(rows):
         keys = list(values)
         index = (pd.MultiIndex.from_tuples(keys) if all(isinstance(k, tuple) for k in keys)
