@@ -6,7 +6,11 @@ An algorithm declares its inputs in the registry (:class:`onyx_rapids.registry.I
 one of the kind objects below; the kind then
 
 * normalizes a user's value for the algorithm (``LABELS.normalize(g, labels, k)``, with the
-  error messages that name the argument, the value and the fix),
+  error messages that name the argument, the value and the fix), in the forms people hold
+  (frames keyed by ``vertex`` or ``node``, Series and dicts keyed by vertex, ``(side, id)``
+  on a bipartite graph),
+* checks a value that needs no graph (:meth:`Kind.check`: a :class:`Number`'s range, which
+  the registry runs on every call for the algorithms' numeric parameters too),
 * parses the command line's text and gives its default (:func:`from_cli`), and
 * generates fixed random inputs for the benchmarks (:func:`generate`)::
 

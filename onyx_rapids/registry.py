@@ -88,7 +88,7 @@ class Refuse:
     inputs: Mapping[str, bool] = field(default_factory=dict)
     variant: str = ""
 
-    def matches(self, execution: Execution, changed: dict = None, given=None) -> bool:
+    def matches(self, execution: Execution, changed: dict | None = None, given=None) -> bool:
         """Whether the rule refuses ``execution`` (its defaults filled in), of which the
         caller ``changed`` those options, on a call passing the inputs ``given`` (None:
         rules about a variant do not apply)."""
@@ -163,8 +163,8 @@ class Algorithm:
         passes.  A keyword the function does not take raises TypeError saying what it
         takes; a bad value ValueError naming the algorithm and the argument."""
         signature = _signature(self.function.__wrapped__)
-        unknown = [k for k in kwargs if k not in signature.parameters or k == "execution"]
-        if unknown and not any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
+        unknown = [k for k in kwargs if k not in signature.parameters]
+        if unknown:
             raise unsupported(self.name, f"{unknown[0]}={kwargs[unknown[0]]!r}",
                               self.takes(), error=TypeError)
         bound = signature.bind_partial(None, *args, **kwargs)
