@@ -746,12 +746,13 @@ class Graph:
 
         Parameters
         ----------
-        values : DataFrame, Series or array-like
-            Aligned by vertex id, never by position, when it is a pandas/cuDF object: a
-            DataFrame (or pyarrow Table) with a ``vertex`` column is keyed by it (for a
-            bipartite graph by ``side`` and ``vertex``); a pandas/cuDF DataFrame without one,
-            or a Series, is keyed by its index (a (side, vertex) MultiIndex for a bipartite
-            graph). Every vertex needs exactly one row; ids not in the graph are refused. The
+        values : DataFrame, Series, dict or array-like
+            Aligned by vertex id, never by position, when it is a pandas/cuDF object or a dict:
+            a DataFrame (or pyarrow Table) with a ``vertex`` column (else a ``node`` column)
+            is keyed by it (for a bipartite graph by ``side`` and ``vertex``); a pandas/cuDF
+            DataFrame without one, or a Series, is keyed by its index (a (side, vertex)
+            MultiIndex for a bipartite graph; a default RangeIndex is refused); a dict by its
+            keys (``(side, id)`` for a bipartite graph). Every vertex needs exactly one row; ids not in the graph are refused. The
             value columns are all but the keys (or ``columns``, in order). A NumPy/CuPy array
             (or list) of n rows (1-D is n x 1) is positional, in :attr:`vertices` order.
         columns : str or list of str, optional
@@ -766,7 +767,7 @@ class Graph:
         >>> device.to_host(g.vertex_property(pd.Series({30: 3.0, 10: 1.0, 20: 2.0}))).ravel()
         array([1., 2., 3.], dtype=float32)
         """
-        if io.is_frame(values) or io.is_series(values):
+        if io.is_keyed(values):
             return io.read_vertex_frame(self, values, columns=columns, name=name)
         if columns is not None:
             raise ValueError(

@@ -6,7 +6,11 @@ An algorithm declares its inputs in the registry (:class:`onyx_rapids.registry.I
 one of the kind objects below; the kind then
 
 * normalizes a user's value for the algorithm (``LABELS.normalize(g, labels, k)``, with the
-  error messages that name the argument, the value and the fix),
+  error messages that name the argument, the value and the fix), in the forms people hold
+  (frames keyed by ``vertex`` or ``node``, Series and dicts keyed by vertex, ``(side, id)``
+  on a bipartite graph),
+* checks a value that needs no graph (:meth:`Kind.check`: a :class:`Number`'s range, which
+  the registry runs on every call for the algorithms' numeric parameters too),
 * parses the command line's text and gives its default (:func:`from_cli`), and
 * generates fixed random inputs for the benchmarks (:func:`generate`)::
 
@@ -31,9 +35,10 @@ import numpy as np
 
 from . import device, io, properties as props
 
-__all__ = ["CliContext", "KINDS", "Kind", "LABELS", "MATRIX", "COUNT", "CORE_ORDER", "FLOAT",
-           "DISTRIBUTION", "POSITIVE_VALUES", "SIDES", "VALUES", "VERTEX", "VERTICES",
-           "from_cli", "generate", "kind", "starts", "wanted"]
+__all__ = ["CliContext", "KINDS", "Kind", "LABELS", "MATRIX", "CLASSES", "COUNT", "CORE_ORDER",
+           "FLAG", "FLOAT", "DISTRIBUTION", "POSITIVE_VALUES", "SIDES", "VALUES", "VERTEX",
+           "VERTICES", "Count", "Flag", "Float", "Int", "Number", "from_cli", "generate", "kind",
+           "starts", "wanted"]
 
 #: Seed of the benchmarks' generated inputs.
 SEED = 1
@@ -66,6 +71,16 @@ class Kind:
     def help(self, optional: bool) -> str:
         return self.what
 
+    def describe(self) -> str:
+        """The legal values in words (``onyx-rapids list``, messages)."""
+        return self.what
+
+    def check(self, value, arg: str):
+        """``value`` checked and normalized where a kind can do so alone (numbers: their
+        range); kinds whose value needs the graph (frames, arrays) are normalized by the
+        algorithm (:meth:`normalize`), and come back as they are here."""
+        return value
+
     def parse(self, text: str, flag: str):
         """The value of ``flag``'s command-line ``text``."""
         raise NotImplementedError
@@ -92,9 +107,13 @@ def _chosen_of(ctx: CliContext, chosen: dict, cls) -> list:
 
 def starts(g, source, sources):
     """Internal ids (host int64) of ``source`` (one vertex) or ``sources`` (a list): exactly
-    one of them, naming vertices of ``g`` (ValueError naming the argument otherwise)."""
+    one of them, naming vertices of ``g`` (ValueError naming the argument otherwise).  On a
+    bipartite graph a vertex is named ``(side, id)`` (:func:`side_starts`)."""
     if (source is None) == (sources is None):
         raise ValueError("give exactly one of source (one vertex) or sources (a list)")
+    if g.sides is not None:
+        return side_starts(g, [source] if sources is None else sources,
+                           "source" if sources is None else "sources")
     named = np.atleast_1d(np.asarray(source if sources is None else sources))
     if named.size == 0:
         raise ValueError("sources must name at least one vertex")
@@ -102,6 +121,65 @@ def starts(g, source, sources):
         return device.to_host(g.to_internal(named.ravel())).astype(np.int64)
     except ValueError as e:
         raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+
+
+def _is_pair(named) -> bool:
+    return isinstance(named, (tuple, list, np.ndarray)) and len(named) == 2
+
+
+def side_starts(g, named, arg: str) -> np.ndarray:
+    """Internal ids (host int64) of the vertices ``named`` on the bipartite graph ``g``: a list
+    of ``(side, id)`` pairs (side: its name, "left"/"right" or 0/1), or a frame of ``side``
+    and ``vertex`` columns (as :func:`onyx_rapids.io.to_frame` writes them).
+
+    >>> import pandas as pd, onyx_rapids as onyx
+    >>> g = onyx.Graph.from_bipartite(pd.DataFrame({"user": [1, 2], "item": [1, 3]}),
+    ...                               "user", "item")
+    >>> side_starts(g, [("item", 1), ("user", 1)], "sources").tolist()
+    [2, 0]
+    """
+    if io.is_frame(named):
+        frame = io.to_pandas(named)
+        if not {"side", "vertex"} <= set(frame.columns):
+            raise ValueError(f"{arg}: a frame of vertices of a bipartite graph needs 'side' and "
+                             f"'vertex' columns (it has {', '.join(map(str, frame.columns))})")
+        named = list(zip(frame["side"], frame["vertex"]))
+    named = list(named)
+    if not named:
+        raise ValueError(f"{arg} must name at least one vertex")
+    left, right = g.side_names
+    for pair in named:
+        if not _is_pair(pair):
+            shown = f"{arg}={pair!r}" if arg == "source" else f"{arg}: {pair!r}"
+            raise ValueError(
+                f"{shown}: this graph is bipartite ({left!r}, {right!r}), where an id may "
+                f"name a vertex on each side; name the vertex with its side, e.g. "
+                f"{arg}={_example(arg, (left, pair))} or {_example(arg, (right, pair))}")
+    codes = np.array([_side_of(g, pair, arg) for pair in named])
+    out = np.empty(len(named), dtype=np.int64)
+    for code in (0, 1):
+        at = np.flatnonzero(codes == code)
+        if at.size:
+            try:
+                found = g.to_internal([named[j][1] for j in at], side=code)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{arg}: {e}") from e
+            out[at] = device.to_host(found)
+    return out
+
+
+def _side_of(g, pair, arg: str) -> int:
+    """0 or 1: the side of a ``(side, id)`` pair naming a vertex of ``arg``."""
+    try:
+        return g.side_code(pair[0])
+    except ValueError:
+        left, right = g.side_names
+        raise ValueError(f"{arg}: {tuple(pair)!r} names no side of this graph; a side is "
+                         f"{left!r} or {right!r} (or 'left'/'right', 0/1)") from None
+
+
+def _example(arg: str, pair) -> str:
+    return repr(pair) if arg == "source" else repr([pair])
 
 
 def _vertex_id(text: str, flag: str):
@@ -237,11 +315,6 @@ def labelled_rows(lp0, k):
     return one_hot.all(axis=1)
 
 
-def _check_k(k):
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k (classes per partition) must be a positive integer, got {k!r}")
-
-
 def _classes(labels) -> int:
     """k of a labels frame: its largest class + 1 (2 when it is empty)."""
     values = labels.drop(columns="vertex").to_numpy()
@@ -249,8 +322,9 @@ def _classes(labels) -> int:
 
 
 class Labels(Kind):
-    """Seed labels: a frame of ``vertex`` and ``label`` (or ``label_0``.. for P partitions) of
-    classes in [0, k), or a full n x P*k lp^0 array."""
+    """Seed labels: a frame of ``vertex`` (or ``node``) and ``label`` (or ``label_0``.. for P
+    partitions) of classes in [0, k), a Series or dict of classes keyed by vertex (the
+    labelled vertices only), or a full n x P*k lp^0 array."""
 
     name = "labels"
     what = ("a Parquet file of vertex,label seed labels (default on karate: the clubs of "
@@ -258,9 +332,10 @@ class Labels(Kind):
 
     def normalize(self, g, labels, k):
         """lp^0 (n x P*k), the labelled mask and P, on the device."""
-        _check_k(k)
+        k = CLASSES.check(k, "k")
         xp = device.xp
-        if io.is_frame(labels):
+        if io.is_keyed(labels):
+            labels = io.from_mapping(labels, "labels", "label")
             names = io.label_columns(labels)
             ids, classes = io.read_vertex_frame(g, labels, names, name="labels", complete=False,
                                                 dtype=np.int64)
@@ -275,12 +350,10 @@ class Labels(Kind):
         """As :meth:`normalize` for a partitioned (Dask) graph, on the host:
         ``(None, (ids, classes), P)`` for a frame of labelled vertices (internal ids, classes
         len(ids) x P), else lp^0 (n x P*k) and the labelled mask."""
-        _check_k(k)
-        if io.is_frame(labels):
-            frame = labels.to_pandas() if hasattr(labels, "to_pandas") else labels
+        k = CLASSES.check(k, "k")
+        if io.is_keyed(labels):
+            frame = io.keyed_pandas(labels, "labels", graph.vertices, "label")
             names = io.label_columns(frame)
-            if "vertex" not in frame.columns:
-                raise ValueError("labels: a frame needs a 'vertex' column")
             ids = graph.to_internal(frame["vertex"].to_numpy(), "labels['vertex']")
             if len(np.unique(ids)) != len(ids):
                 raise ValueError("labels: a vertex is listed more than once")
@@ -300,8 +373,9 @@ class Labels(Kind):
         """A frame of vertex,label (or vertex,label_0,label_1,.. for several partitions):
         integer classes of the labelled vertices (the algorithm checks the values)."""
         labels = read_table(text, flag)
-        if "vertex" not in labels.columns or len(labels.columns) < 2:
-            raise ValueError(f"{flag} {text!r} needs a 'vertex' column and a 'label' column (or "
+        if io.key_column(list(labels.columns)) is None or len(labels.columns) < 2:
+            raise ValueError(f"{flag} {text!r} needs a 'vertex' (or 'node') column and a 'label' "
+                             f"column (or "
                              f"label_0, label_1, ..); it has "
                              f"{', '.join(map(str, labels.columns))}")
         return labels
@@ -339,7 +413,7 @@ def lp_labels(g, k: int, seed: int = SEED, fraction: float = 0.01):
 def _width(value) -> int | None:
     """Columns of a vertex_values input (a frame keyed by vertex or an n x k array)."""
     if hasattr(value, "columns"):
-        return len(value.columns) - ("vertex" in value.columns)
+        return len(value.columns) - (io.key_column(list(value.columns)) is not None)
     shape = getattr(value, "shape", None)
     if shape is not None:
         return 1 if len(shape) == 1 else shape[1]
@@ -347,8 +421,9 @@ def _width(value) -> int | None:
 
 
 class VertexValues(Kind):
-    """Values per vertex: a frame keyed by ``vertex`` (or a Series indexed by vertex), or an
-    n x k array in ``Graph.vertices`` order.  The benchmarks draw ``offset`` + U[0, 1)."""
+    """Values per vertex: a frame keyed by ``vertex`` (or ``node``, or an id index), a Series
+    or dict keyed by vertex (``{vertex: [features]}`` for several columns), or an n x k array
+    in ``Graph.vertices`` order.  The benchmarks draw ``offset`` + U[0, 1)."""
 
     name = "vertex_values"
 
@@ -367,10 +442,8 @@ class VertexValues(Kind):
     def on_partitions(self, graph, values, name):
         """An n x k float32 host array in ``graph.vertices`` order of a partitioned (Dask)
         graph, from an array or a frame keyed by ``vertex`` (every vertex once)."""
-        if io.is_frame(values):
-            frame = values.to_pandas() if hasattr(values, "to_pandas") else values
-            if "vertex" not in frame.columns:
-                raise ValueError(f"{name}: a frame needs a 'vertex' column")
+        if io.is_keyed(values):
+            frame = io.keyed_pandas(values, name, graph.vertices)
             ids = graph.to_internal(frame["vertex"].to_numpy(), f"{name}['vertex']")
             if len(np.unique(ids)) != graph.n or len(ids) != graph.n:
                 raise ValueError(f"{name}: every vertex once ({graph.n}), got {len(ids)} rows "
@@ -388,8 +461,9 @@ class VertexValues(Kind):
 
     def parse(self, text, flag):
         values = read_table(text, flag)
-        if "vertex" not in values.columns:
-            raise ValueError(f"{flag} {text!r} needs a 'vertex' column (one row per vertex) "
+        if io.key_column(list(values.columns)) is None:
+            raise ValueError(f"{flag} {text!r} needs a 'vertex' (or 'node') column (one row per "
+                             "vertex) "
                              f"and one column per feature; it has "
                              f"{', '.join(map(str, values.columns))}")
         return values
@@ -422,11 +496,12 @@ def _default_width(spec, g) -> int:
 
 class Distribution(VertexValues):
     """A teleport distribution (PageRank's ``personalization``): one non-negative value per
-    vertex, normalized to sum 1; vertices a frame leaves out get 0."""
+    vertex, normalized to sum 1; vertices a frame, Series or dict (NetworkX's
+    ``personalization={node: value}``) leaves out get 0."""
 
     def normalize(self, g, values, name):
         """The distribution as an n x 1 property summing to 1."""
-        if io.is_frame(values) or io.is_series(values):  # keyed by vertex; others get 0
+        if io.is_keyed(values):  # a frame, Series or dict keyed by vertex; others get 0
             ids, given = io.read_vertex_frame(g, values, name=name, complete=False)
             t = props.vertex_property(g, given.shape[1])
             t[ids] = given
@@ -526,21 +601,101 @@ class Matrix(Kind):
 # -------------------------------------------------------------------------------- numbers
 
 
-class Int(Kind):
+def _bound(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+class Number(Kind):
+    """A number in a range: an algorithm's parameter (``alpha``, ``tol``, ``max_iter``,
+    ``delta``...) or a count input (``k``).  :meth:`check` is the one validation of such a
+    value, wherever it comes from (the registry runs it on every call; the command line on
+    ``--param``): bools and strings are refused, integers must be integral, floats finite,
+    and the range is ``low``..``high`` (``low_open`` / ``high_open``: the bound itself is
+    excluded); ``optional`` accepts None; ``meaning`` is said after the name::
+
+        >>> Float(0, 1, low_open=True, high_open=True).check(0.5, "alpha")
+        0.5
+        >>> Float(0, 1, low_open=True, high_open=True).check("0.85", "alpha")
+        Traceback (most recent call last):
+        ...
+        ValueError: alpha must be a number in (0, 1), got '0.85' (a str)
+    """
+
+    integer = False
+
+    def __init__(self, low=None, high=None, *, low_open=False, high_open=False,
+                 optional=False, meaning=""):
+        self.low, self.high, self.low_open, self.high_open = low, high, low_open, high_open
+        self.optional, self.meaning = optional, meaning
+
+    def describe(self) -> str:
+        """The legal values in words: ``a number in (0, 1)``, ``a positive integer``..."""
+        noun = "integer" if self.integer else "number"
+        low, high = self.low, self.high
+        if low is not None and high is not None:
+            text = (f"{'an' if self.integer else 'a'} {noun} in {'(' if self.low_open else '['}"
+                    f"{_bound(low)}, {_bound(high)}{')' if self.high_open else ']'}")
+        elif low == 0 or (self.integer and low == 1 and not self.low_open):
+            text = f"a {'positive' if self.low_open or low == 1 else 'non-negative'} " \
+                   f"{'' if self.integer else 'finite '}{noun}"
+        elif low is not None:
+            text = f"a {'' if self.integer else 'finite '}{noun} {'>' if self.low_open else '>='} " \
+                   f"{_bound(low)}"
+        else:
+            text = f"{'an' if self.integer else 'a finite'} {noun}"
+        return text + (" or None" if self.optional else "")
+
+    def _value(self, value):
+        """``value`` as an int / float, or None when it is not one (bools, strings, NaN,
+        infinities, fractional values of an integer)."""
+        if isinstance(value, (bool, np.bool_)) or \
+                not isinstance(value, (int, float, np.integer, np.floating)):
+            return None
+        if not np.isfinite(value):
+            return None
+        if self.integer:
+            return int(value) if float(value).is_integer() else None
+        return float(value)
+
+    def _in_range(self, x) -> bool:
+        low, high = self.low, self.high
+        return ((low is None or (x > low if self.low_open else x >= low))
+                and (high is None or (x < high if self.high_open else x <= high)))
+
+    def check(self, value, arg: str):
+        """``value`` as an int (float) in range, or ValueError naming ``arg``, the legal
+        values and the value."""
+        if value is None and self.optional:
+            return None
+        x = self._value(value)
+        if x is None or not self._in_range(x):
+            named = f"{arg} ({self.meaning})" if self.meaning else arg
+            kind = "" if value is None or isinstance(value, (int, float, np.number)) \
+                else f" (a {type(value).__name__})"
+            raise ValueError(f"{named} must be {self.describe()}, got {value!r}{kind}")
+        return x
+
+    def parse(self, text, flag):
+        text = text.strip()
+        if self.optional and text.lower() in ("none", "null"):
+            return None
+        try:
+            return int(text) if self.integer else float(text)
+        except ValueError:
+            raise ValueError(f"{flag} {text!r} is not {self.describe()}") from None
+
+
+class Int(Number):
     """An integer; ``benchmark``: the benchmarks' value (None: k)."""
 
     name = "int"
     what = "an integer"
     metavar = "N"
+    integer = True
 
-    def __init__(self, benchmark: int | None = None):
+    def __init__(self, low=None, high=None, *, benchmark: int | None = None, **bounds):
+        super().__init__(low, high, **bounds)
         self.benchmark = benchmark
-
-    def parse(self, text, flag):
-        try:
-            return int(text)
-        except ValueError:
-            raise ValueError(f"{flag} {text!r} is not an integer") from None
 
     def generate(self, g, k, rng):
         return k if self.benchmark is None else self.benchmark
@@ -557,25 +712,41 @@ class Count(Int):
         return _classes(labels[0]) if labels else 2
 
 
-class Float(Kind):
+class Float(Number):
     """A number."""
 
     name = "float"
     what = "a number"
     metavar = "X"
 
+
+class Flag(Kind):
+    """True or False (``clamp``): numbers are refused, not read as truth values."""
+
+    name = "bool"
+    what = "true or false"
+    metavar = "BOOL"
+
+    def check(self, value, arg: str):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{arg} must be True or False, got {value!r}")
+        return bool(value)
+
     def parse(self, text, flag):
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"{flag} {text!r} is not a number") from None
+        lowered = text.strip().lower()
+        if lowered not in ("true", "false"):
+            raise ValueError(f"{flag} {text!r} is not true or false")
+        return lowered == "true"
 
 
 VERTEX, VERTICES, LABELS = Vertex(), Vertices(), Labels()
 VALUES, POSITIVE_VALUES = VertexValues(), VertexValues(offset=0.5)
 DISTRIBUTION, SIDES = Distribution(), Sides()
 MATRIX, FLOAT = Matrix(), Float()
-COUNT, CORE_ORDER = Count(), Count(benchmark=1)
+#: Label propagation's k; :class:`Count` objects of other ranges: ALS's factors, k_core's order.
+CLASSES = Count(1, meaning="classes per partition")
+COUNT, CORE_ORDER = Count(1), Count(0, benchmark=1)
+FLAG = Flag()
 
 #: The default object of each kind name.
 KINDS = {k.name: k for k in (VERTEX, VERTICES, VALUES, LABELS, MATRIX, Int(), FLOAT)}

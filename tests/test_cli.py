@@ -48,7 +48,7 @@ def fast(name):
     vertex where the algorithm has the choice, and few iterations."""
     spec = registry.get(name)
     argv = ["--quiet"]
-    if "feature_aware" in spec.options:
+    if any("feature_aware" in v for v in spec.variants()):  # the default run's variant takes it
         argv.append("--no-feature-aware")
     params = spec.params
     if "max_iter" in params:

@@ -231,6 +231,8 @@ def test_series_and_index_keyed_frames_are_aligned_by_id(g):
     "values, exc, match",
     [
         (pd.Series([1.0, 2.0, 3.0]), ValueError,
+         r"x: the Series has a default RangeIndex .* and here they are not"),
+        (pd.Series([1.0, 2.0, 3.0], index=[0, 1, 2]), ValueError,
          r"x: 3 id\(s\) in the index \(.*has no 'vertex' column, so its index gives the vertex "
          r"ids\) are not vertices of the graph: 0, 1, 2"),
         (pd.Series([1.0, 2.0], index=[10, 30]), ValueError, "x: 1 vertices have no row.*20"),
@@ -260,7 +262,8 @@ def test_vertex_ids_from_series_index_and_frames(g):
                 np.array([30, 10]), pd.DataFrame({"vertex": [30, 10], "x": [0.0, 1.0]})):
         assert H(io.read_vertex_ids(ids, "sources")).tolist() == [30, 10]
         assert H(g.to_internal(ids)).tolist() == [2, 0]
-    with pytest.raises(TypeError, match="sources: a DataFrame of ids needs a 'vertex' column"):
+    with pytest.raises(TypeError, match=r"sources: a DataFrame of ids needs a 'vertex' \(or "
+                                        r"'node'\) column"):
         io.read_vertex_ids(pd.DataFrame({"id": [1]}), "sources")
     with pytest.raises(ValueError, match=r"sources: 1 null value"):
         io.read_vertex_ids(pd.Series([1, None], dtype="Int64"), "sources")

@@ -227,7 +227,7 @@ def test_read_vertex_frame_partial_and_integer():
         io.read_vertex_frame(g, labels.assign(label=[0.5, 1.0]), complete=False,
                              dtype=np.int32)
     with pytest.raises(TypeError, match="labels must be a pandas or cuDF DataFrame"):
-        io.read_vertex_frame(g, {"vertex": [1]}, name="labels")
+        io.read_vertex_frame(g, [1], name="labels")
 
 
 # ---------------------------------------------------------------------- frames out

@@ -59,12 +59,11 @@ def _source(g):
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-@pytest.mark.parametrize("direction, fa", [("auto", True), ("push", True), ("pull", True),
-                                           ("push", False), ("pull", False)])
-def test_single_source_matches_dijkstra_with_valid_predecessors(shape, direction, fa):
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_single_source_matches_dijkstra_with_valid_predecessors(shape, direction):
     g = SHAPES[shape]
     source = _source(g)
-    _check_single(g, source, sssp(g, source=source, direction=direction, feature_aware=fa))
+    _check_single(g, source, sssp(g, source=source, direction=direction))
 
 
 @pytest.mark.parametrize("shape", ["path", "zeros", "trap", "random"])

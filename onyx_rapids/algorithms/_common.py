@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import frontier, io, profiling
-from ..registry import Refuse
+from ..registry import CHANGED, Refuse
 
 
 @dataclass(eq=False)  # Mapping's __eq__: a RunInfo equals the dict of its facts
@@ -63,15 +63,6 @@ class RunInfo(Mapping):
 Info = RunInfo
 
 
-def check_common(tol, max_iter, alpha=None):
-    if not (tol > 0):
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if alpha is not None and not (0 < alpha < 1):
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-
-
 def pull_fold_direction(execution):
     """Direction of an algorithm whose folded kernel pulls (its registry entry refuses
     ``fold=True`` with ``direction="push"``): "auto" pulls folded and bulk iterations and
@@ -88,6 +79,18 @@ AUTO_DIRECTION = Refuse(dict(change_driven="auto", direction=("push", "pull")),
 
 PULL_FOLD = Refuse(dict(fold=True, direction="push"),
                    "its folded kernel pulls; pass direction='pull', or fold=False to push")
+
+#: bfs and sssp: the options of one variant refused on the other.  One source runs on the
+#: Active-Compute-Combine engine (filter, threshold, fused, edge_access); k sources run as
+#: one k-feature property through edgemap (feature_aware).
+STARTS = tuple(
+    Refuse({option: CHANGED}, "k sources run as one k-feature property through edgemap; "
+           "filter, threshold, fused and edge_access tune the one-source engine (acc): give "
+           "source= to use them", inputs=dict(sources=True), variant="from k sources (sources=)")
+    for option in ("filter", "threshold", "fused", "edge_access")
+) + (Refuse(dict(feature_aware=CHANGED), "one source runs on the Active-Compute-Combine engine, "
+            "a lane per vertex; feature_aware maps the lanes of k sources (sources=)",
+            inputs=dict(sources=False), variant="from one source"),)
 
 
 def choose_direction(g, active, direction, pull_fraction):

@@ -99,13 +99,14 @@ def bipartite_sides(g):
 
 @algorithm("als", summary="alternating least squares latent factors of a ratings graph",
            graph="bipartite",
-           inputs=(Input("k", inputs.COUNT, help="latent factors per vertex"),
+           inputs=(Input("k", inputs.Count(1, MAX_K), help="latent factors per vertex"),
                    Input("init", inputs.VALUES, required=False, help="lf^0, n x k"),
                    Input("sides", inputs.SIDES, required=False, help="0/1 per vertex")),
            columns=("side", "vertex", "lf_{i}"), weights="required",
            options=dict(feature_aware=None, change_driven=(False, True), fold=None, direction=None,
                         block_size=None),
-           defaults=dict(fold=True), refuse=(PULL_FOLD,))
+           defaults=dict(fold=True), refuse=(PULL_FOLD,),
+           params=dict(lam=inputs.Float(0, low_open=True), seed=inputs.Int(0, optional=True)))
 def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6,
         weight=None, execution, return_info=False):
     """Latent factors of every vertex of a ratings graph: ``side``, ``vertex``,
@@ -146,14 +147,6 @@ def als(g, k, lam=0.1, iterations=10, init=None, seed=0, sides=None, *, tol=1e-6
     >>> onyx.als(g, 2).shape
     (4, 4)
     """
-    if not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
-        raise ValueError(f"k must be an integer in [1, {MAX_K}], got {k!r}")
-    if not lam > 0:
-        raise ValueError(f"lam must be positive, got {lam!r}")
-    if int(iterations) != iterations or iterations < 0:
-        raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
-    if not tol > 0:
-        raise ValueError(f"tol must be positive, got {tol!r}")
     if g.directed:
         raise ValueError("g: als needs an undirected bipartite graph (a directed ratings graph "
                          "gives one side no in-edges, hence zero factors); build it with "

@@ -23,7 +23,7 @@ from .. import device, frontier, operators as ops, properties as props
 from ..operators import group_broadcast
 from .. import inputs
 from ..registry import Input, algorithm
-from ._common import PULL_FOLD, RunInfo, check_common, finish, pull_fold_direction
+from ._common import PULL_FOLD, RunInfo, finish, pull_fold_direction
 
 
 @cuda.jit(device=True)
@@ -107,7 +107,6 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, executio
     >>> onyx.belief_propagation(g, priors, [[0.9, 0.1], [0.1, 0.9]]).shape
     (34, 3)
     """
-    check_common(tol, max_iter)
     change_driven, fold = execution.change_driven, execution.fold
     feature_aware, block_size = execution.feature_aware, execution.block_size
     direction = pull_fold_direction(execution)

@@ -27,7 +27,7 @@ from ..acc import AccOptions, acc
 from ..io.results import identity_ids
 from .. import inputs
 from ..registry import Input, algorithm
-from ._common import Info, choose_direction, finish
+from ._common import STARTS, Info, choose_direction, finish
 
 UNREACHED = 2**31 - 1  # int32 distance of a vertex no source reaches, as cuGraph
 
@@ -73,7 +73,7 @@ def original_parents(g, parent):
     columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  feature_aware=None, block_size=None, edge_access=None),
-    defaults=dict(direction="auto", fused=True), iterative=True)
+    defaults=dict(direction="auto", fused=True), refuse=STARTS, iterative=True)
 def bfs(g, source=None, sources=None, *, start=None, execution, return_info=False):
     """Hop distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or from each of
     ``sources`` at once (``vertex``, ``distance_0``..``distance_{k-1}``); original ids.

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .. import device, operators as ops
+from .. import device, inputs, operators as ops
 from ..acc import AccOptions, acc
 from ..kernels import union_find
 from ..registry import algorithm, unsupported
@@ -49,7 +49,7 @@ def offer_label(u, v, e, label):
     columns=("vertex", "labels"),
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  block_size=None, edge_access=None),
-    iterative=True)
+    iterative=True, params=dict(jump_every=inputs.Int(1, optional=True)))
 def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
                                 return_info=False):
     """Component label of every vertex: ``vertex``, ``labels`` (the smallest original id of
@@ -149,10 +149,6 @@ def _hook(und, block_size):
 
 
 def _propagate(g, *, execution, jump_every, return_info):
-    if jump_every is not None and (isinstance(jump_every, bool)
-                                   or not isinstance(jump_every, (int, np.integer))
-                                   or jump_every < 1):
-        raise ValueError(f"jump_every must be a positive integer or None, got {jump_every!r}")
     und = g.simple_undirected()
     label = device.xp.arange(g.n, dtype=g.out_indices.dtype)
     total = dict(iterations=0, push=0, pull=0, ballot=0)

@@ -141,8 +141,6 @@ def k_core(g, k, *, execution, return_info=False):
         >>> k_core(g, 3)["vertex"].tolist()   # doctest: +SKIP
         [0, 1, 2, 3]
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise ValueError(f"k must be a non-negative integer, got {k!r}")
     core, info = _peel(g, int(k), execution.block_size, execution.fused)
     df = finish(g, "k_core", {"core_number": core}, info, return_info=False)
     members = df[df["core_number"] >= int(k)].reset_index(drop=True)  # the rest hold k - 1

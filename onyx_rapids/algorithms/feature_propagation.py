@@ -43,7 +43,8 @@ def teleport_mix(f, v, acc, y, h_next, y_next, x, inv_sqrt_degree, alpha):
            refuse=(PULL_FOLD,
                    Refuse(dict(fused=True, fold=False), "the fused kernel is one folded kernel"),
                    Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
-                                     "the fused kernel chooses its own edge reads")))
+                                     "the fused kernel chooses its own edge reads")),
+           params=dict(alpha=inputs.Float(0, 1)))
 def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
                         return_info=False):
     """APPNP propagation of ``features``: ``vertex``, ``h_0``..``h_{k-1}``.
@@ -73,10 +74,6 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     >>> onyx.feature_propagation(g, X).shape
     (34, 5)
     """
-    if not (0 <= alpha <= 1):
-        raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
-    if int(iterations) != iterations or iterations < 0:
-        raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
     plan = Plan.of(execution)
     x = inputs.VALUES.normalize(g, features, "features")
     k = x.shape[1]

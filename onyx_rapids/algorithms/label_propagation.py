@@ -16,7 +16,7 @@ from numba import cuda
 from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
-from ._common import AUTO_DIRECTION, check_common, finish
+from ._common import AUTO_DIRECTION, finish
 from ._propagate import Plan, max_change_test, propagate
 
 
@@ -50,12 +50,12 @@ def keep_labelled(f, v, x_next, lp0, clamped):
 
 @algorithm("label_propagation", summary="class probabilities spread from labelled vertices",
            inputs=(Input("labels", inputs.LABELS, help="frame of vertex, label (or label_0..)"),
-                   Input("k", inputs.COUNT, help="classes per partition")),
+                   Input("k", inputs.CLASSES, help="classes per partition")),
            columns=("vertex", "lp_{i}", "label"), weights="used",
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
                         edge_access=None),
-           refuse=(AUTO_DIRECTION,))
+           refuse=(AUTO_DIRECTION,), params=dict(clamp=inputs.FLAG))
 def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
                       weight=None, execution, return_info=False):
     """Class probabilities of every vertex: ``vertex``, ``lp_0``.. and ``label`` (P = 1).
@@ -90,7 +90,6 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
     >>> onyx.label_propagation(g, seeds, k=2)["label"].tolist()[:3]
     [0, 0, 0]
     """
-    check_common(tol, max_iter, alpha)
     lp0, labelled, P = inputs.LABELS.normalize(g, labels, k)
     K = P * k
     weights = _partition_weights(g, weight, P)

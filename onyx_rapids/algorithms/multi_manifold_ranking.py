@@ -15,7 +15,7 @@ from numba import cuda
 from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
-from ._common import AUTO_DIRECTION, check_common, finish
+from ._common import AUTO_DIRECTION, finish
 from ._propagate import Plan, max_change_test, propagate
 
 
@@ -68,7 +68,6 @@ def multi_manifold_ranking(g, init, alpha=0.85, tol=1e-6, max_iter=100, *, weigh
     >>> onyx.multi_manifold_ranking(g, np.eye(g.n, 1, dtype=np.float32)).shape
     (77, 2)
     """
-    check_common(tol, max_iter, alpha)
     mm0 = inputs.VALUES.normalize(g, init, "init")
     k = mm0.shape[1]
     w = g.edge_weights if weights is None else g.edge_property(weights, name="weights")

@@ -16,7 +16,7 @@ from numba import cuda
 from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
-from ._common import AUTO_DIRECTION, check_common, finish
+from ._common import AUTO_DIRECTION, finish
 from ._propagate import Plan, max_change_test, propagate
 
 
@@ -71,7 +71,6 @@ def multimodal_learning(g, init, alphas=None, tol=1e-6, max_iter=100, *, weights
     >>> onyx.multimodal_learning(g, np.eye(g.n, 3, dtype=np.float32)).shape
     (77, 4)
     """
-    check_common(tol, max_iter)
     mmode0 = inputs.VALUES.normalize(g, init, "init")
     w = g.edge_weights if weights is None else g.edge_property(weights, name="weights")
     if w is None:

@@ -27,7 +27,7 @@ from .. import device, inputs, io, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm
-from ._common import AUTO_DIRECTION, RunInfo, check_common, finish
+from ._common import AUTO_DIRECTION, RunInfo, finish
 from ._propagate import Auto, L1ChangeTest, Plan, fused_choice, propagate
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
@@ -119,7 +119,6 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     >>> round(float(onyx.pagerank(g)["pagerank"].sum()), 4)
     1.0
     """
-    check_common(tol, max_iter, alpha)
     weights = g.weights_for(weight, name="pagerank", non_negative=True)
     teleport_column, teleport = None, UNIFORM
     if personalization is not None:
@@ -160,7 +159,6 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     >>> [round(float(ppr[c].sum()), 4) for c in ("ppr_0", "ppr_1")]
     [1.0, 1.0]
     """
-    check_common(tol, max_iter, alpha)
     ids = inputs.starts(g, None, sources)
     weights = g.weights_for(weight, name="personalized_pagerank", non_negative=True)
     plan = Plan.of(execution)

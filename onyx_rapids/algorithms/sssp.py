@@ -39,7 +39,7 @@ from ..acc import AccOptions, acc
 from .bfs import original_parents
 from .. import inputs
 from ..registry import Input, algorithm
-from ._common import Info, choose_direction, finish
+from ._common import STARTS, Info, choose_direction, finish
 
 UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (docs/algorithms.md)
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
@@ -89,20 +89,6 @@ def default_delta(g, weight):
     return DELTA_WARP * mean_weight / (g.m / max(g.n, 1))
 
 
-def _check_delta(delta):
-    if delta is None:
-        return None
-    if isinstance(delta, (bool, np.bool_)):
-        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
-    try:
-        value = float(delta)
-    except (TypeError, ValueError):
-        raise ValueError(f"delta must be a positive finite number, got {delta!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"delta must be a positive finite number, got {delta!r}")
-    return value
-
-
 def _edge_weights(g, weight=None):
     """The weight column ``weight`` (None: the graph's only one) as an m x 1 float32 property,
     1.0 for every edge of an unweighted graph; ValueError for a name the graph lacks, for
@@ -139,7 +125,8 @@ def _edge_weights(g, weight=None):
     columns=("vertex", "distance", "predecessor"),  # k sources: vertex, distance_{i}
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  feature_aware=None, block_size=None, edge_access=None),
-    defaults=dict(fused=True), iterative=True)
+    defaults=dict(fused=True), refuse=STARTS, iterative=True,
+    params=dict(delta=inputs.Float(0, low_open=True, optional=True)))
 def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
          return_info=False):
     """Shortest-path distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or
@@ -188,7 +175,6 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     feature_aware = execution.feature_aware
     if direction is None:
         direction = "push" if sources is None else "auto"
-    delta = _check_delta(delta)
     starts = inputs.starts(g, source, sources)
     weight = _edge_weights(g, weight)
     if delta is None:

@@ -22,7 +22,6 @@ from ..algorithms import bfs as _bfs
 from ..algorithms import feature_propagation as _fp
 from ..algorithms import label_propagation as _lp
 from ..algorithms import pagerank as _pr
-from ..algorithms._common import check_common
 from ..registry import Input, algorithm
 from .run import State, iterate, outbox, receive, slices
 
@@ -169,7 +168,6 @@ def pagerank(graph, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, executio
 
         >>> pr = odask.pagerank(g).compute()                       # doctest: +SKIP
     """
-    check_common(tol, max_iter, alpha)
     return _pagerank(graph, "pagerank", np.array([_pr.UNIFORM]), alpha, tol, max_iter, weight,
                      execution.change_driven, return_info, progress, transport)
 
@@ -183,7 +181,6 @@ def personalized_pagerank(graph, sources, alpha=0.85, tol=1e-6, max_iter=100, *,
                           execution, return_info=False, progress=None, transport=None):
     """PageRank personalized to each of ``sources`` (k vertex ids, all at once), as
     :func:`onyx_rapids.personalized_pagerank`: ``vertex``, ``ppr_0``..``ppr_{k-1}``."""
-    check_common(tol, max_iter, alpha)
     ids = graph.to_internal(np.atleast_1d(np.asarray(sources)), "sources")
     if ids.size == 0:
         raise ValueError("sources: give at least one vertex")
@@ -284,9 +281,9 @@ def _lp_frame(part, state):
 @algorithm("label_propagation", summary="class probabilities spread from labelled vertices, "
            "the graph partitioned over workers",
            inputs=(Input("labels", inputs.LABELS, help="frame of vertex, label (or label_0..)"),
-                   Input("k", inputs.COUNT, help="classes per partition")),
+                   Input("k", inputs.CLASSES, help="classes per partition")),
            columns=("vertex", "lp_{i}", "label"), weights="used", options=_CHANGE_DRIVEN,
-           into=ALGORITHMS)
+           params=dict(clamp=inputs.FLAG), into=ALGORITHMS)
 def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
                       weight=None, execution, return_info=False, progress=None,
                       transport=None):
@@ -296,7 +293,6 @@ def label_propagation(graph, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_it
     ``labels``: a pandas frame of ``vertex`` and ``label`` (or ``label_0``.. for P partitions of
     k classes), or a full n x P*k lp^0 array in ``graph.vertices`` order.
     ``change_driven=True`` sends only rows that moved by more than ``tol``."""
-    check_common(tol, max_iter, alpha)
     lp0, labelled, P = inputs.LABELS.on_partitions(graph, labels, k)
     change_driven = execution.change_driven
     weights = _lp_weights(graph, weight, P)
@@ -376,7 +372,8 @@ def _never(partials):
 @algorithm("feature_propagation", summary="APPNP feature propagation, fixed iterations, the "
            "graph partitioned over workers",
            inputs=(Input("features", inputs.VALUES, help="X, n x k"),),
-           columns=("vertex", "h_{i}"), options={}, into=ALGORITHMS)
+           columns=("vertex", "h_{i}"), options={}, params=dict(alpha=inputs.Float(0, 1)),
+           into=ALGORITHMS)
 def feature_propagation(graph, features, alpha=0.1, iterations=10, *, execution,
                         return_info=False, progress=None, transport=None):
     """APPNP propagation of ``features`` over the simple undirected view, as
@@ -384,10 +381,6 @@ def feature_propagation(graph, features, alpha=0.1, iterations=10, *, execution,
 
     ``features``: an n x k array in ``graph.vertices`` order, or a pandas frame of ``vertex``
     and k value columns (every vertex once)."""
-    if not (0 <= alpha <= 1):
-        raise ValueError(f"alpha must be in [0, 1], got {alpha!r}")
-    if int(iterations) != iterations or iterations < 0:
-        raise ValueError(f"iterations must be a non-negative integer, got {iterations!r}")
     x = inputs.VALUES.on_partitions(graph, features, "features")
     view = graph.simple_undirected()
     given = [dict(features=f, alpha=float(alpha)) for f in slices(view, x)]

@@ -11,7 +11,8 @@ sparse matrices; :func:`read_csr_on_host` checks host arrays where they are), ve
 (:mod:`~onyx_rapids.io.properties`: :func:`read_property_array`). Each validates its input
 completely and returns backend arrays (:data:`onyx_rapids.device.xp`), so that a
 :class:`~onyx_rapids.graph.Graph` is never half built from bad input. Per-vertex pandas/cuDF
-input is aligned by vertex id -- a ``vertex`` column, else the index (with ``side`` for a
+input is aligned by vertex id -- a ``vertex`` (or ``node``) column, else the index (never a
+default RangeIndex; dicts keyed by vertex too) (with ``side`` for a
 bipartite graph) -- never by position; NumPy/CuPy arrays are positional, in ``Graph.vertices``
 order.  The frames' and columns' own checks are :mod:`~onyx_rapids.io.frames` and
 :mod:`~onyx_rapids.io.columns`.
@@ -30,11 +31,11 @@ from .arrays import read_extra_vertices, read_vertex_ids
 from .csr import csr_inputs, csr_on_device, csr_size, read_csr, read_csr_on_host
 from .edges import cugraph_edges, read_cugraph, read_edgelist, read_networkx
 from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_frame, is_series,
-                     pair_id_columns, require_frame, weight_column_names)
+                     key_column, pair_id_columns, require_frame, weight_column_names)
 from .parquet import parquet_chunks, parquet_edge_columns, parquet_row_count, read_parquet_edges
 from .properties import label_columns, read_property_array, read_table_matrix
 from .results import _to_frame, to_edge_frame, to_frame, to_pandas
-from .vertex_frames import read_vertex_frame
+from .vertex_frames import from_mapping, is_keyed, keyed_pandas, read_vertex_frame
 
 __all__ = [
     "is_frame",
@@ -51,6 +52,10 @@ __all__ = [
     "read_extra_vertices",
     "read_vertex_ids",
     "read_vertex_frame",
+    "from_mapping",
+    "is_keyed",
+    "key_column",
+    "keyed_pandas",
     "read_property_array",
     "read_table_matrix",
     "to_frame",

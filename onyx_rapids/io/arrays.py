@@ -11,7 +11,7 @@ from .. import device
 from ..messages import listing
 from ..device import xp
 from .columns import check_float32_blocks, finite_float32, id_column, to_int64
-from .frames import column_names, dtype_kind, frame_kind
+from .frames import column_names, dtype_kind, frame_kind, key_column
 
 
 def as_array(values, arg: str, *, host: bool = False):
@@ -71,11 +71,12 @@ def read_vertex_ids(values, arg: str = "vertices", *, labels: bool = False):
     kind = frame_kind(values)
     if kind is not None:
         names = column_names(values, kind)
-        if "vertex" not in names:
-            raise TypeError(f"{arg}: a DataFrame of ids needs a 'vertex' column (it has "
-                            f"{listing(repr(c) for c in names)}); pass a list, array or Series "
-                            "of ids, or df['<id column>']")
-        return id_column(values, kind, "vertex", arg, f"the {arg} frame", labels=labels)
+        key = key_column(names)
+        if key is None:
+            raise TypeError(f"{arg}: a DataFrame of ids needs a 'vertex' (or 'node') column (it "
+                            f"has {listing(repr(c) for c in names)}); pass a list, array or "
+                            "Series of ids, or df['<id column>']")
+        return id_column(values, kind, key, arg, f"the {arg} frame", labels=labels)
     if isinstance(values, (str, bytes)):
         if labels:
             return np.array(values, dtype=object)

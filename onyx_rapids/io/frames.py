@@ -179,6 +179,21 @@ def has_column(names: list, col) -> bool:
         return False
 
 
+#: The id column's name NetworkX users hold (``nx.to_pandas_edgelist``, node attribute
+#: frames): a frame without a ``vertex`` column is keyed by a ``node`` column.
+NODE = "node"
+
+
+def key_column(names: list, vertex: str = "vertex"):
+    """The id column among a frame's column ``names``: ``vertex`` when present, else ``node``
+    (NetworkX's name, for the default ``vertex``), else None (the index keys the rows)."""
+    if has_column(names, vertex):
+        return vertex
+    if vertex == "vertex" and has_column(names, NODE):
+        return NODE
+    return None
+
+
 def series_column(series):
     """The column name a Series keyed by its index becomes: its name, else ``"value"``."""
     return series.name if series.name is not None else "value"

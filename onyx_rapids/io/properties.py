@@ -11,8 +11,8 @@ import numpy as np
 from ..device import xp
 from .arrays import as_array
 from .columns import finite_float32, numeric_column
-from .frames import (column_names, is_frame, is_series, num_rows, require_frame, series_column,
-                     value_columns)
+from .frames import (column_names, is_frame, is_series, key_column, num_rows, require_frame,
+                     series_column, value_columns)
 from .vertex_frames import read_vertex_frame
 
 
@@ -68,7 +68,8 @@ def label_columns(df) -> list:
     if is_series(df):
         return [series_column(df)]
     kind = require_frame(df, "labels")
-    names = [c for c in column_names(df, kind) if c not in ("vertex", "side")]
+    cols = column_names(df, kind)
+    names = [c for c in cols if c not in (key_column(cols), "side")]
     if "label" in names:
         return ["label"]
     numbered = sorted((c for c in names if isinstance(c, str) and c.startswith("label_")

@@ -139,7 +139,7 @@ def to_pandas(df):
 
 def identity_ids(g) -> bool:
     """Whether ``g``'s original ids are its internal ones (``vertices`` is ``0..n-1``, no
-    sides): results then need no gather back to original ids.  Checked once per graph
+    sides, no labels): results then need no gather back to original ids.  Checked once per graph
     (:meth:`~onyx_rapids.graph.Graph.cached`).
 
     >>> import pandas as pd
@@ -152,7 +152,8 @@ def identity_ids(g) -> bool:
     def check():
         v = g.vertices
         kind = getattr(getattr(v, "dtype", None), "kind", None)  # ids of any type: not 0..n-1
-        if g.sides is not None or kind not in ("i", "u") or tuple(v.shape) != (g.n,):
+        labelled = getattr(g.id_map, "labels", None) is not None  # codes stand for labels
+        if labelled or g.sides is not None or kind not in ("i", "u") or tuple(v.shape) != (g.n,):
             return False
         return g.n == 0 or (int(v[0]) == 0 and int(v[-1]) == g.n - 1
                             and bool((v == xp.arange(g.n, dtype=v.dtype)).all()))

@@ -1,11 +1,16 @@
 """Per-vertex frames in, aligned by vertex id, never by position (:func:`read_vertex_frame`):
-keyed by a ``vertex`` column, else by the index; for a bipartite graph by (``side``,
-``vertex``).  Ids not in the graph, repeated and missing vertices are refused by name.
+keyed by a ``vertex`` column (or ``node``, NetworkX's name, when there is no ``vertex``), else
+by the index, never by a frame's default RangeIndex (row positions: refused with the fix);
+for a bipartite graph by
+(``side``, ``vertex``).  A dict keyed by vertex (:func:`from_mapping`) reads as a Series (or,
+with rows of values, as a frame) indexed by its keys.  Ids not in the graph, repeated and
+missing vertices are refused by name.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -14,8 +19,8 @@ from ..messages import listing
 from ..device import xp
 from .arrays import as_array
 from .columns import Column, id_column, numeric_column, to_int64
-from .frames import (column_names, dtype_kind, frame_kind, has_column, is_series, num_rows,
-                     require_column, series_column, value_columns)
+from .frames import (NODE, column_names, dtype_kind, frame_kind, has_column, is_frame,
+                     is_series, key_column, num_rows, series_column, value_columns)
 
 
 def _host_objects(values):
@@ -48,6 +53,110 @@ def _side_codes(g, values, arg: str, where: str):
         raise ValueError(f"{arg}: {int(bad.sum())} row(s) of {where} name no side of the graph "
                          f"({listing(values)}); use {left!r} or {right!r} (or 0/1)")
     return device.asarray(codes)
+
+
+def is_keyed(values) -> bool:
+    """Whether ``values`` is keyed by vertex id: a DataFrame, Series or pyarrow Table, or a
+    dict (any Mapping) whose keys are vertex ids."""
+    return is_frame(values) or is_series(values) or isinstance(values, Mapping)
+
+
+def _is_row(value) -> bool:
+    """Whether a dict value is a row of several values (a list, tuple or array) rather than
+    one value."""
+    return isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) > 0
+
+
+def from_mapping(values, name: str, column: str = "value"):
+    """A dict keyed by vertex id as a pandas object keyed by its index: one value per key gives
+    a Series named ``column``; rows of values (lists, tuples, arrays of one length) give a
+    DataFrame, one column per position; a dict of columns with a ``vertex`` (or ``node``) key
+    (``{"vertex": [..], "x": [..]}``) is that frame.  Keys ``(side, id)`` (a bipartite graph's)
+    give a two-level index.  Anything else comes back as it is.
+
+    >>> from_mapping({0: 1.0, 33: 1.0}, "personalization").to_dict()
+    {0: 1.0, 33: 1.0}
+    >>> from_mapping({0: [1.0, 2.0], 1: [3.0, 4.0]}, "features").shape
+    (2, 2)
+    """
+    if not isinstance(values, Mapping):
+        return values
+    import pandas as pd
+
+    if not values:
+        raise ValueError(f"{name}: the dict is empty; give at least one vertex: value pair")
+    rows = [_is_row(v) for v in values.values()]
+    if key_column(list(values)) is not None and all(rows):  # columns, as pandas.DataFrame's
+        return pd.DataFrame(values)
+    if not any(rows):
+        keys = list(values)
+        index = (pd.MultiIndex.from_tuples(keys) if all(isinstance(k, tuple) for k in keys)
+                 else pd.Index(keys))
+        return pd.Series(list(values.values()), index=index, name=column)
+    widths = {len(v) if _is_row(v) else None for v in values.values()}
+    if len(widths) != 1 or None in widths:
+        raise ValueError(f"{name}: a dict keyed by vertex needs one value per vertex, or rows of "
+                         f"one length (features), got row lengths {sorted(map(str, widths))}")
+    frame = pd.DataFrame([list(v) for v in values.values()])
+    keys = list(values)
+    frame.index = (pd.MultiIndex.from_tuples(keys) if all(isinstance(k, tuple) for k in keys)
+                   else pd.Index(keys))
+    return frame
+
+
+def _positional_index(index) -> bool:
+    """Whether ``index`` is a default RangeIndex (unnamed, 0, 1, 2, ...: row positions), as a
+    frame or Series built without an index has."""
+    return (type(index).__name__ == "RangeIndex" and getattr(index, "name", None) is None
+            and index.start == 0 and index.step == 1)
+
+
+def _ambiguous(df, series: bool, vertices) -> bool:
+    """Whether a default RangeIndex may not be read as vertex ids: always for a frame (one of
+    its columns may hold the ids: the issue's ``{node, label}`` frame), and for a Series
+    (whose index is its only key; pandas gives a Series made from a dict keyed 0, 1, 2, ...
+    this index too) unless reading it by position in ``vertices`` (host ids in internal
+    order) names the same vertices."""
+    if not _positional_index(df.index):
+        return False
+    rows = len(df.index)
+    return not series or rows > len(vertices) or \
+        not np.array_equal(vertices[:rows], np.arange(rows))
+
+
+def _refuse_positions(name: str, where: str, series: bool, vertex: str) -> None:
+    """The error of a frame or Series whose only key would be its default RangeIndex."""
+    if series:
+        raise ValueError(
+            f"{name}: the Series has a default RangeIndex (0, 1, 2, ...), which reads as vertex "
+            "ids only where those are also the vertices' positions, and here they are not; "
+            "index it by vertex id (pandas.Series(values, index=vertex_ids), or a dict "
+            "{vertex: value}), or pass its .to_numpy() for values in Graph.vertices order"
+        )
+    raise ValueError(
+        f"{name}: {where} has no {vertex!r} column and its index is a default RangeIndex (row "
+        f"positions, not vertex ids); name the id column {vertex!r} (or 'node'), or set it as "
+        "the index (df.set_index('<id column>'))"
+    )
+
+
+def keyed_pandas(values, name: str, vertices, column: str = "value"):
+    """A pandas DataFrame with a ``vertex`` id column from any input keyed by vertex (a frame
+    with a ``vertex`` or ``node`` column or an id index, a Series, a dict), for readers that
+    look ids up on the host (the partitioned graphs of :mod:`onyx_rapids.dask`, whose
+    ``vertices``, host ids in order, it is for); a default RangeIndex is refused as
+    :func:`read_vertex_frame` refuses it."""
+    values = from_mapping(values, name, column)
+    series = is_series(values)
+    frame = values.to_frame(name=series_column(values)) if series else values
+    if hasattr(frame, "to_pandas") and frame_kind(frame) != "pandas":
+        frame = frame.to_pandas()
+    key = None if series else key_column(list(frame.columns))
+    if key is not None:
+        return frame.rename(columns={key: "vertex"})
+    if _ambiguous(frame, series, np.asarray(vertices)):
+        _refuse_positions(name, f"the {name} frame", series, "vertex")
+    return frame.rename_axis("vertex").reset_index()
 
 
 def _index_keys(g, df, kind: str, name: str, where: str, vertex: str, side: str):
@@ -92,11 +201,16 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
     """Per-vertex values aligned by vertex id, never by position.
 
     ``df`` is keyed by its ``vertex`` column (original ids) when it has one (a pandas/cuDF
-    DataFrame or a pyarrow Table); a pandas/cuDF DataFrame without one, or a Series, is keyed
-    by its index. For a bipartite graph the keys are (side, vertex): a ``side`` column (side
-    names as :func:`to_frame` writes them, or 0/1) next to ``vertex``, or a two-level
-    (side, vertex) index. Ids not in the graph and repeated vertices raise ValueError naming
-    them.
+    DataFrame or a pyarrow Table), else by a ``node`` column (NetworkX's name for it); a
+    pandas/cuDF DataFrame with neither, or a Series, is keyed by its index. A frame's default
+    (unnamed 0, 1, 2, ...) RangeIndex is row positions, and is refused with the fix; so is a
+    Series's, unless the positions are the ids too (pandas gives ``pd.Series({0: a, 1: b})``
+    that index). A
+    dict ``{vertex: value}`` (or ``{vertex: [values]}``) reads as a Series (a frame) indexed
+    by its keys (:func:`from_mapping`). For a bipartite graph the keys are (side, vertex): a
+    ``side`` column (side names as :func:`to_frame` writes them, or 0/1) next to the id
+    column, a two-level (side, vertex) index, or dict keys ``(side, id)``. Ids not in the
+    graph and repeated vertices raise ValueError naming them.
 
     With ``complete=True`` every vertex must appear exactly once (ValueError naming the
     missing ones) and the result is an n x k C-contiguous array in internal order. With
@@ -110,29 +224,40 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
     >>> g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}))
     >>> read_vertex_frame(g, pd.Series([3.0, 1.0, 2.0], index=[30, 10, 20])).ravel().tolist()
     [1.0, 2.0, 3.0]
+    >>> ids, x = read_vertex_frame(g, pd.DataFrame({"node": [20], "x": [5.0]}), complete=False)
+    >>> ids.tolist(), x.tolist()
+    ([1], [[5.0]])
     """
-    if is_series(df):
+    df = from_mapping(df, name)
+    series = is_series(df)
+    if series:
         df = df.to_frame(name=series_column(df))
     elif frame_kind(df) is None:
         raise TypeError(
-            f"{name} must be a pandas or cuDF DataFrame or Series, or a pyarrow Table, got "
-            f"{type(df).__module__}.{type(df).__name__}; e.g. pandas.DataFrame({{'vertex': "
-            "[...], 'x': [...]}) or pandas.Series(values, index=vertex_ids)"
+            f"{name} must be a pandas or cuDF DataFrame or Series, a pyarrow Table or a dict "
+            f"keyed by vertex, got {type(df).__module__}.{type(df).__name__}; e.g. "
+            "pandas.DataFrame({'vertex': [...], 'x': [...]}), pandas.Series(values, "
+            "index=vertex_ids) or {vertex: value}"
         )
     kind = frame_kind(df)
     where = f"the {name} frame"
     names = column_names(df, kind)
     bipartite = g.sides is not None
-    if has_column(names, vertex) or kind == "arrow":
-        require_column(names, vertex, "vertex", where)
+    key = None if series else key_column(names, vertex)
+    if key is not None:
+        if key == "vertex" and has_column(names, NODE) and columns is None:
+            raise ValueError(
+                f"{name}: {where} has both a 'vertex' and a 'node' column; keep one id column "
+                "(or pass columns= to choose the value columns)"
+            )
         if bipartite and not has_column(names, side):
             raise ValueError(
                 f"{name}: the graph is bipartite ({g.side_names[0]!r}, {g.side_names[1]!r}), "
                 f"where an id may name a vertex on each side, so {where} needs a {side!r} "
-                f"column next to {vertex!r} (side names, or 0/1), as io.to_frame writes it"
+                f"column next to {key!r} (side names, or 0/1), as io.to_frame writes it"
             )
-        exclude = (vertex, side) if bipartite else (vertex,)
-        keys = f"column {vertex!r}"
+        exclude = (key, side) if bipartite else (key,)
+        keys = f"column {key!r}"
     else:
         close = difflib.get_close_matches(str(vertex), [c for c in names if isinstance(c, str)],
                                           n=1, cutoff=0.6)
@@ -141,6 +266,12 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
                 f"{name}: {where} has no {vertex!r} column but has {close[0]!r}; rename it to "
                 f"{vertex!r} to key the rows by it, or pass columns= to key them by the index"
             )
+        if kind == "arrow":
+            raise ValueError(f"{name}: {where} (a pyarrow Table, which has no index) has no "
+                             f"{vertex!r} column; name the id column {vertex!r} (or 'node')")
+        if _positional_index(df.index) and _ambiguous(  # the ids' head only where needed
+                df, series, device.to_host(g.vertices[:len(df.index)])):
+            _refuse_positions(name, where, series, vertex)
         exclude = ()
         keys = None
     chosen = value_columns(df, kind, columns, exclude, name, where)
@@ -149,7 +280,7 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
     if keys is None:
         ids, codes, keys = _index_keys(g, df, kind, name, where, vertex, side)
     else:
-        ids = id_column(df, kind, vertex, "vertex", where)
+        ids = id_column(df, kind, key, "vertex", where)
         codes = None
         if bipartite:
             col = df.column(side) if kind == "arrow" else df[side]
