@@ -243,11 +243,11 @@ def test_budget_refuses_a_build_that_does_not_fit_and_names_it():
     df = _edges()
     memory.set_device_budget(500)
     with pytest.raises(MemoryError, match=r"building a graph of 220 edge rows.*budget of 500 B"):
-        Graph.from_edgelist(df, weight="w", placement="device")
+        Graph.from_edgelist(df, weight="w", placement="device", directed=True)
     # auto: not even the finished arrays fit, so it builds in chunks, which do not fit either
     with pytest.raises(MemoryError, match=r"building a graph from the edge list in chunks of "
                                           r"220 rows.*budget of 500 B"):
-        Graph.from_edgelist(df, weight="w")
+        Graph.from_edgelist(df, weight="w", directed=True)
 
 
 @pytest.mark.simulator  # on a GPU the allocator enforces it: tests marked gpu
