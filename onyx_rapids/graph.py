@@ -9,7 +9,7 @@ id are :class:`onyx_rapids.ids.VertexIds` (``g.id_map``).
 
 Edge lists are undirected by default, as cuGraph's ``Graph()`` and NetworkX's
 ``from_pandas_edgelist``: ``from_edgelist`` and ``from_parquet`` store each row u-v both ways
-unless ``directed=True`` (the default until 0.2; ``docs/changes.md``). ``from_csr`` follows
+unless ``directed=True`` (the default before 0.2; ``docs/changes.md``). ``from_csr`` follows
 ``scipy.sparse.csgraph`` and reads its input as directed unless ``directed=False``;
 ``from_cugraph`` takes the direction of the cuGraph graph; ``from_bipartite`` is undirected.
 
