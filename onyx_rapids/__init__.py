@@ -32,7 +32,7 @@ from .graph import Graph
 from .operators import (Edge, Gather, MapOptions, Normalize, Solve, Vertex, edgemap, foldmap,
                         vertexmap)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Every public algorithm's declaration (function, inputs, columns, execution options), by name.
 ALGORITHMS = registry.ALGORITHMS

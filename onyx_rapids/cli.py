@@ -458,6 +458,9 @@ def _load_graph(args, spec, progress):
     extra = dict(multigraph=True) if args.multigraph else {}
     extra["placement"] = args.placement
     bipartite = spec.graph == "bipartite"
+    if args.directed and spec.graph != "any":
+        raise CLIError(f"--directed: {spec.name} runs on an undirected "
+                       f"{'bipartite ' if bipartite else ''}graph; drop --directed")
     undirected = args.undirected or spec.graph == "undirected"
 
     if given is None and bipartite:
@@ -477,6 +480,9 @@ def _load_graph(args, spec, progress):
             left, right = args.left or src, args.right or dst
             g = Graph.from_bipartite(edges, left, right, weight, **extra)
         else:
+            if args.directed and not d["directed"]:
+                raise CLIError(f"--directed: the embedded graph {name!r} is undirected (each "
+                               "edge listed once); drop --directed")
             directed = d["directed"] and not undirected
             g = Graph.from_edgelist(edges, src, dst, weight, directed=directed, **extra)
         where, dataset = f"{name} (embedded)", name
@@ -494,7 +500,7 @@ def _load_graph(args, spec, progress):
             if not os.path.exists(given):
                 raise CLIError(f"--graph {given!r}: no such file")
             with _logged_to(progress, "onyx_rapids.host_build"):  # the chunked build's passes
-                g = Graph.from_parquet(given, src, dst, weight, directed=not undirected,
+                g = Graph.from_parquet(given, src, dst, weight, directed=args.directed,
                                        **extra)
         where, dataset = given, None
     else:
@@ -824,9 +830,14 @@ def build_parser() -> argparse.ArgumentParser:
                          "for a weighted embedded graph)")
     gg.add_argument("--unweighted", action="store_true",
                     help="ignore the weights of a weighted embedded graph")
-    gg.add_argument("--undirected", action="store_true",
-                    help="treat the edges as undirected (algorithms that need an undirected "
-                         "graph get one without it)")
+    way = gg.add_mutually_exclusive_group()
+    way.add_argument("--directed", action="store_true",
+                     help="read each row of a Parquet file as the one-way edge src->dst "
+                          "(default: undirected, as cuGraph and NetworkX; the default before "
+                          "0.2 was directed)")
+    way.add_argument("--undirected", action="store_true",
+                     help="treat the edges as undirected (the default for a Parquet file; "
+                          "algorithms that need an undirected graph get one without it)")
     gg.add_argument("--multigraph", action="store_true",
                     help="keep every row as an edge (default: a simple graph as cuGraph's: "
                          "parallel edges merged)")

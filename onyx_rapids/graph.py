@@ -1,4 +1,4 @@
-"""Graph: a directed graph held as CSR (out-edges) and CSC (in-edges) on the device.
+"""Graph: a graph held as CSR (out-edges) and CSC (in-edges) on the device.
 
 A :class:`Graph` is built once, by one of its ``from_*`` constructors, and never modified after.
 The constructors hold no construction logic: each calls its builder in
@@ -6,6 +6,12 @@ The constructors hold no construction logic: each calls its builder in
 on the device or, for graphs larger than the device, in chunks into host memory) and takes the
 finished buffers (:meth:`Graph.from_buffers`).  The renumbering map and the lookups by original
 id are :class:`onyx_rapids.ids.VertexIds` (``g.id_map``).
+
+Edge lists are undirected by default, as cuGraph's ``Graph()`` and NetworkX's
+``from_pandas_edgelist``: ``from_edgelist`` and ``from_parquet`` store each row u-v both ways
+unless ``directed=True`` (the default before 0.2; ``docs/changes.md``). ``from_csr`` follows
+``scipy.sparse.csgraph`` and reads its input as directed unless ``directed=False``;
+``from_cugraph`` takes the direction of the cuGraph graph; ``from_bipartite`` is undirected.
 
 Simple graphs by default, as cuGraph's ``Graph`` and NetworkX's ``Graph``/``DiGraph``: parallel
 edges are merged into one that keeps the weights of the FIRST occurrence in input row order,
@@ -63,12 +69,13 @@ VERTEX_ORDERS = ("id", "degree")
 
 
 class Graph:
-    """A directed (or undirected, stored both ways) graph in CSR and CSC form on the device.
+    """An undirected (stored both ways) or directed graph in CSR and CSC form on the device.
 
-    Simple by default (``multigraph=False``); see the module docstring. Build one with
+    Simple by default (``multigraph=False``); edge lists undirected by default
+    (``directed=False``, as cuGraph and NetworkX); see the module docstring. Build one with
     :meth:`from_edgelist`, :meth:`from_parquet`, :meth:`from_csr`, :meth:`from_cugraph`,
-    :meth:`from_bipartite` or :meth:`from_networkx`; the initializer only gathers finished buffers (the keyword
-    arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds;
+    :meth:`from_bipartite` or :meth:`from_networkx`; the initializer only gathers finished
+    buffers (the keyword arguments below, which :class:`onyx_rapids.construction.layout.Buffers` holds;
     ``edge_sources``, when the build has them, seeds the derived data).
     """
 
@@ -134,7 +141,7 @@ class Graph:
         source="src",
         destination="dst",
         weight=None,
-        directed: bool = True,
+        directed: bool = False,
         vertices=None,
         multigraph: bool = False,
         placement: str = "auto",
@@ -162,7 +169,9 @@ class Graph:
         weight : None, str or list of str
             Weight column(s), one float32 column each in ``edge_weights[:, j]``.
         directed : bool
-            False stores each edge u-v in both directions (u->v and v->u).
+            Undirected by default (cuGraph/NetworkX convention): each row u-v is the edge u-v,
+            stored in both directions (u->v and v->u).  Pass ``directed=True`` for a directed
+            graph (each row the edge u->v only; the default before 0.2).
         vertices : array-like of ids, optional
             Ids that may have no edges (isolated vertices); labels too.
         multigraph : bool
@@ -198,6 +207,9 @@ class Graph:
         >>> import pandas as pd
         >>> df = pd.DataFrame({"src": [10, 10, -3, 10], "dst": [-3, 7, 7, 7],
         ...                    "w": [0.5, 1.0, 2.0, 9.0]})
+        >>> u = Graph.from_edgelist(df, weight="w", vertices=[99])  # undirected by default
+        >>> u.directed, u.n, u.m  # three edges, each stored both ways
+        (False, 4, 6)
         >>> g = Graph.from_edgelist(df, weight="w", vertices=[99], directed=True,
         ...                         duplicates="first")
         >>> g.n, g.m, device.to_host(g.vertices).tolist()
@@ -228,7 +240,7 @@ class Graph:
         source="src",
         destination="dst",
         weight=None,
-        directed: bool = True,
+        directed: bool = False,
         vertices=None,
         multigraph: bool = False,
         placement: str = "auto",
@@ -237,8 +249,9 @@ class Graph:
     ) -> "Graph":
         """A graph from a Parquet file (or a directory of them), reading only the named columns.
 
-        The arguments mean what they mean in :meth:`from_edgelist` (simple graph unless
-        ``multigraph=True``; integer or label ids, such as string columns, plain or
+        The arguments mean what they mean in :meth:`from_edgelist` (undirected by default,
+        cuGraph/NetworkX convention: pass ``directed=True`` for a directed graph; simple graph
+        unless ``multigraph=True``; integer or label ids, such as string columns, plain or
         dictionary-encoded; ``duplicates``).  With ``placement="device"`` the file is read whole
         (``cudf.read_parquet`` on a GPU with cuDF, ``pyarrow.parquet`` otherwise) and built on
         the device.  With ``placement="host"`` it is read in chunks of ``chunk_rows`` rows
@@ -258,8 +271,8 @@ class Graph:
         of the vertex labels themselves), and each chunk's labels are looked up there.
 
         >>> g = Graph.from_parquet("edges.parquet", source="u", destination="v",
-        ...                        weight="rating", directed=False)  # doctest: +SKIP
-        >>> big = Graph.from_parquet("web/", placement="host", directed=True)  # doctest: +SKIP
+        ...                        weight="rating")  # undirected  # doctest: +SKIP
+        >>> web = Graph.from_parquet("web/", placement="host", directed=True)  # doctest: +SKIP
         """
         return cls.from_buffers(*sources.parquet(
             path, source, destination, weight, directed=directed, vertices=vertices,
@@ -277,6 +290,8 @@ class Graph:
         row. ``weights`` is an (m,) or (m, w) array or a dict {name: (m,) array}. A SciPy (or
         CuPy) sparse matrix may be passed as ``offsets`` alone: its stored values become the
         weight column ``"weight"`` unless ``weights=False`` (or other weights are given).
+        Directed by default, as ``scipy.sparse.csgraph`` reads a matrix (unlike the edge-list
+        constructors, which are undirected by default): entry (u, v) is the edge u->v.
         ``directed=False`` expects the symmetric structure of an undirected graph (each u->v
         has a v->u of the same weight) and stores it as given. Repeated (row, column) entries
         are one edge keeping the first entry's weights, unless ``multigraph=True``.
@@ -336,8 +351,9 @@ class Graph:
         """A graph from a single-GPU ``cugraph.Graph``, read on the device (no host round trip).
 
         Reads the edge list ``G`` keeps in original ids (``G.view_edge_list()``, a device
-        frame) and its vertex list (isolated vertices included); undirected edges are stored
-        both ways as in :meth:`from_edgelist`. cuGraph's ``Graph`` has no parallel edges; pass
+        frame) and its vertex list (isolated vertices included).  Directed or undirected as
+        ``G`` is (``G.is_directed()``; there is no ``directed`` argument); undirected edges are
+        stored both ways as in :meth:`from_edgelist`. cuGraph's ``Graph`` has no parallel edges; pass
         ``multigraph=True`` to keep those of a ``cugraph.MultiGraph`` (else they are merged).
         The weight column is named ``G.weight_column`` (or ``"weight"``).
 
@@ -543,7 +559,7 @@ class Graph:
         rebuilt on use, except the edge sources, which move along).
 
         >>> import pandas as pd
-        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}), directed=True)
         >>> h = g.to("host")
         >>> h.placement, h.m, device.to_host(h.out_indices).tolist()
         ('host', 2, [1, 2])
@@ -839,7 +855,7 @@ class Graph:
         --------
         >>> import pandas as pd
         >>> g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 3],
-        ...                                       "w": [0.5, -1.0]}), weight="w")
+        ...                                       "w": [0.5, -1.0]}), weight="w", directed=True)
         >>> device.to_host(g.weights_for(None, name="pagerank")).tolist()
         [0.5, -1.0]
         >>> g.weights_for(False, name="pagerank") is None

@@ -42,7 +42,7 @@ def build(kind, seed=0, weights=0):
     if kind == "directed":
         df = random_directed(seed=seed, weights=weights)
         w = [f"w{j}" for j in range(weights)] or None
-        return Graph.from_edgelist(df, "src", "dst", weight=w, multigraph=True)
+        return Graph.from_edgelist(df, "src", "dst", weight=w, multigraph=True, directed=True)
     df, extra = random_undirected(seed=seed)
     return Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra, multigraph=True)
 

@@ -56,7 +56,7 @@ def _star_and_path():
     # and a tail: every worklist class is used
     src = np.r_[np.zeros(12, int), np.repeat([1, 2], 5), np.arange(12, 20)]
     dst = np.r_[np.arange(1, 13), np.arange(13, 18), np.arange(14, 19), np.arange(13, 21)]
-    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst")
+    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst", directed=True)
 
 
 GRAPHS = {"classes": _star_and_path(), "random": build("directed", seed=11)}
@@ -125,7 +125,8 @@ def _late_parent():
     # one lane a vertex (m / n < 2), which must read past them to its one frontier in-edge
     src = np.r_[39, np.arange(1, 39)]
     dst = np.r_[38, np.zeros(38, int)]
-    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst"), 39
+    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst",
+                               directed=True), 39
 
 
 def _heavy_heads():
@@ -134,7 +135,7 @@ def _heavy_heads():
     rng = np.random.default_rng(3)
     s, d = rng.integers(0, 40, 400), rng.integers(0, 40, 400)
     d[:300] = rng.integers(0, 5, 300)
-    return Graph.from_edgelist(pd.DataFrame({"src": s, "dst": d}), "src", "dst"), 1
+    return Graph.from_edgelist(pd.DataFrame({"src": s, "dst": d}), "src", "dst", directed=True), 1
 
 
 @pytest.mark.parametrize("make", [_late_parent, _heavy_heads])
@@ -197,7 +198,7 @@ def test_max_combine_is_a_vote(direction):
 def test_functions_get_their_args_by_name():
     # a path 0 -> 1 -> ... -> 9; only vertices at a multiple of `stride` below `limit` offer
     g = Graph.from_edgelist(pd.DataFrame({"src": np.arange(9), "dst": np.arange(1, 10)}),
-                            "src", "dst")
+                            "src", "dst", directed=True)
     start = frontier.from_vertices(g.n, [0])
     for stride, limit, reached_ in [(1, 3, 4), (2, 3, 2), (1, 100, 10)]:
         dist = _bfs_state(g, 0)
@@ -215,7 +216,7 @@ def test_functions_get_their_args_by_name():
 
 def test_max_iter_stops_early_and_says_so():
     g = Graph.from_edgelist(pd.DataFrame({"src": np.arange(9), "dst": np.arange(1, 10)}),
-                            "src", "dst")
+                            "src", "dst", directed=True)
     for fused in (False, True):
         dist = _bfs_state(g, 0)
         info = acc(g, dist, hop, active_in=frontier.from_vertices(g.n, [0]), max_iter=3,

@@ -69,6 +69,6 @@ def test_bad_inputs():
         belief_propagation(g, good, [[0.9, 0.2], [0.1, 0.9]])
     with pytest.raises(ValueError, match="2 x 2"):
         belief_propagation(g, good, np.ones((3, 3)))
-    directed = Graph.from_edgelist(_tree(5, 0), "src", "dst")
+    directed = Graph.from_edgelist(_tree(5, 0), "src", "dst", directed=True)
     with pytest.raises(ValueError, match="reverse"):
         belief_propagation(directed, good, psi)

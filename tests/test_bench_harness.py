@@ -216,7 +216,8 @@ def test_compare_structural_metrics():
 @pytest.mark.parametrize("none", ["null", "minus one"])
 def test_predecessors_null_or_minus_one(none):
     # path 10 -> 20 -> 30, and 40 unreachable; source 10
-    g = onyx_rapids.Graph.from_edgelist(pd.DataFrame({"src": [10, 20, 40], "dst": [20, 30, 30]}))
+    g = onyx_rapids.Graph.from_edgelist(pd.DataFrame({"src": [10, 20, 40], "dst": [20, 30, 30]}),
+                                        directed=True)
     missing = pd.NA if none == "null" else -1
     frame = pd.DataFrame({"vertex": [10, 20, 30, 40], "distance": [0, 1, 2, 2**31 - 1],
                           "predecessor": pd.array([missing, 10, 20, missing], dtype="Int64")})

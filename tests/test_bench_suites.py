@@ -274,7 +274,7 @@ def test_partition_streaming_baseline_gives_our_pagerank():
     from benchmarks.suites import hostmem
     from onyx_rapids import Graph, datasets, device, pagerank
 
-    g = Graph.from_edgelist(datasets.rmat(5, 4, seed=2), placement="host")
+    g = Graph.from_edgelist(datasets.rmat(5, 4, seed=2), placement="host", directed=True)
     frame, info = pagerank(g, weight=False, tol=1e-6, return_info=True)
     streamed = hostmem.Streamed(g, partition_bytes=64)  # 16 int32 ids a partition
     assert len(streamed.parts) > 4

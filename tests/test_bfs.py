@@ -14,9 +14,9 @@ def _shapes():
     star = pd.DataFrame({"src": np.r_[np.zeros(12, int), np.arange(1, 6)],
                          "dst": np.r_[np.arange(1, 13), np.zeros(5, int)]})
     pieces = pd.DataFrame({"src": [0, 1, 2, 10, 11, 11], "dst": [1, 2, 0, 11, 12, 11]})
-    return {"path": Graph.from_edgelist(path, "src", "dst"),
-            "star": Graph.from_edgelist(star, "src", "dst"),
-            "pieces": Graph.from_edgelist(pieces, "src", "dst", vertices=[99]),
+    return {"path": Graph.from_edgelist(path, "src", "dst", directed=True),
+            "star": Graph.from_edgelist(star, "src", "dst", directed=True),
+            "pieces": Graph.from_edgelist(pieces, "src", "dst", vertices=[99], directed=True),
             "random": build("directed", seed=3),
             "undirected": build("undirected", seed=4)}
 
@@ -66,7 +66,7 @@ def test_multi_source_is_k_traversals_at_once(fa, direction):
 
 
 def test_single_vertex_and_info():
-    g = Graph.from_edgelist(pd.DataFrame({"src": [5], "dst": [5]}), "src", "dst")
+    g = Graph.from_edgelist(pd.DataFrame({"src": [5], "dst": [5]}), "src", "dst", directed=True)
     df, info = bfs(g, source=5, return_info=True)
     assert df["distance"].to_numpy().tolist() == [0] and df["predecessor"].isna().all()
     assert info["converged"] and info["iterations"] == 1
@@ -76,7 +76,7 @@ def test_single_vertex_and_info():
 def test_no_predecessor_is_null_even_where_minus_one_is_a_vertex(fused):
     # -1 is a vertex (the source's child) and 7 is unreachable: a -1 sentinel would be ambiguous
     g = Graph.from_edgelist(pd.DataFrame({"src": [3, -1, 3], "dst": [-1, 4, 5]}), "src", "dst",
-                            vertices=[7])
+                            vertices=[7], directed=True)
     df = io.to_pandas(bfs(g, start=3, fused=fused))  # cuGraph's name for source
     got = dict(zip(df["vertex"].tolist(), df["predecessor"].tolist()))
     assert str(df["predecessor"].dtype) == "Int64"

@@ -264,11 +264,11 @@ def test_parquet_graph_columns_kinds_and_multigraph(capsys, tmp_path):
     edges = tmp_path / "edges.parquet"
     pd.DataFrame({"u": [0, 0, 1, 2, 2], "v": [1, 1, 2, 0, 3]}).to_parquet(edges)
     code, _, err = run_cli(capsys, "run", "core_number", "--graph", edges, "--src", "u",
-                           "--dst", "v", "--quiet")
+                           "--dst", "v", "--quiet", "--directed")
     assert code == 0, err
     assert "n=4, m=4 (directed" in err  # the parallel 0->1 merged, as cuGraph's Graph does
     code, _, err = run_cli(capsys, "run", "core_number", "--graph", edges, "--src", "u",
-                           "--dst", "v", "--quiet", "--multigraph")
+                           "--dst", "v", "--quiet", "--multigraph", "--directed")
     assert code == 0, err
     assert "n=4, m=5 (directed" in err
     # belief propagation needs an undirected graph: it gets one without --undirected
@@ -310,7 +310,7 @@ def test_generate_then_run_on_parquet(capsys, tmp_path):
 
     ranks = tmp_path / "pr.parquet"
     code, _, err = run_cli(capsys, "run", "pagerank", "--graph", edges, "--weight", "weight",
-                           *fast("pagerank"), "--out", ranks)
+                           *fast("pagerank"), "--out", ranks, "--directed")
     assert code == 0, err
     assert "directed, weights weight" in err
     pr = pd.read_parquet(ranks)

@@ -12,8 +12,8 @@ def _shapes():
     chain = pd.DataFrame({"src": ids[:-1], "dst": ids[1:]})  # one long component
     pieces = pd.DataFrame({"src": [ids[0], ids[3], ids[5], ids[9], ids[9]],
                            "dst": [ids[2], ids[2], ids[6], ids[9], ids[8]]})
-    return {"chain": Graph.from_edgelist(chain, "src", "dst"),
-            "pieces": Graph.from_edgelist(pieces, "src", "dst", vertices=ids[20:]),
+    return {"chain": Graph.from_edgelist(chain, "src", "dst", directed=True),
+            "pieces": Graph.from_edgelist(pieces, "src", "dst", vertices=ids[20:], directed=True),
             "random": build("directed", seed=7),
             "undirected": build("undirected", seed=8)}
 
@@ -43,7 +43,7 @@ def test_hooking_matches_oracle(shape, block):
         parts = rng.permutation(60).reshape(6, 10) * 3 + 1
         pairs = [rng.choice(p, size=2, replace=False) for p in parts for _ in range(14)]
         frame = pd.DataFrame(pairs, columns=["src", "dst"])
-        g = Graph.from_edgelist(frame, "src", "dst")
+        g = Graph.from_edgelist(frame, "src", "dst", directed=True)
     else:
         g = SHAPES[shape]
     src, dst = csr_edges(g)
@@ -57,7 +57,8 @@ def test_hooking_matches_oracle(shape, block):
 @pytest.mark.parametrize("method", ["hook", "propagate"])
 def test_edges_against_their_direction_still_connect(method):
     # 3 -> 1 <- 2: weakly one component, though no vertex reaches both others
-    g = Graph.from_edgelist(pd.DataFrame({"src": [3, 2], "dst": [1, 1]}), "src", "dst")
+    g = Graph.from_edgelist(pd.DataFrame({"src": [3, 2], "dst": [1, 1]}), "src", "dst",
+                            directed=True)
     labels = weakly_connected_components(g, method=method)["labels"].to_numpy().tolist()
     assert labels == [1, 1, 1]
 

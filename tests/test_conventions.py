@@ -23,7 +23,7 @@ def _weighted_triangle(w=(1.0, 2.0, 3.0, 0.5)):
 
 def test_pagerank_matches_networkx_weighted_by_default():
     edges = _weighted_triangle()
-    g = Graph.from_edgelist(edges, weight="w")
+    g = Graph.from_edgelist(edges, weight="w", directed=True)
     ours = _frame(onyx.pagerank(g, tol=1e-7)).set_index("vertex")["pagerank"]
     G = nx.from_pandas_edgelist(edges, "src", "dst", edge_attr="w", create_using=nx.DiGraph)
     ref = nx.pagerank(G, weight="w", tol=1e-10, max_iter=1000)
@@ -32,7 +32,7 @@ def test_pagerank_matches_networkx_weighted_by_default():
 
 @pytest.mark.parametrize("algorithm", ["pagerank", "label_propagation"])
 def test_negative_weights_are_refused(algorithm):
-    g = Graph.from_edgelist(_weighted_triangle((1.0, -2.0, 3.0, 0.5)), weight="w")
+    g = Graph.from_edgelist(_weighted_triangle((1.0, -2.0, 3.0, 0.5)), weight="w", directed=True)
     call = {"pagerank": lambda: onyx.pagerank(g),
             "label_propagation": lambda: onyx.label_propagation(
                 g, pd.DataFrame({"vertex": [1], "label": [0]}), k=2)}[algorithm]
@@ -42,7 +42,7 @@ def test_negative_weights_are_refused(algorithm):
 
 def test_pagerank_personalization_matches_networkx():
     edges = pd.DataFrame({"src": [1, 2, 3, 4], "dst": [2, 3, 1, 1]})
-    g = Graph.from_edgelist(edges)
+    g = Graph.from_edgelist(edges, directed=True)
     person = pd.DataFrame({"vertex": [3, 1], "values": [3.0, 1.0]})  # cuGraph's form
     ours = _frame(onyx.pagerank(g, personalization=person, tol=1e-7)).set_index("vertex")
     G = nx.from_pandas_edgelist(edges, "src", "dst", create_using=nx.DiGraph)
@@ -53,7 +53,7 @@ def test_pagerank_personalization_matches_networkx():
 
 def test_per_vertex_inputs_are_aligned_by_id_not_position():
     g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10, 20], "dst": [10, 20, 30],
-                                          "w": [1.0, 2.0, 0.5]}), weight="w")
+                                          "w": [1.0, 2.0, 0.5]}), weight="w", directed=True)
     init = np.array([[1.0], [2.0], [3.0]], np.float32)  # rows in g.vertices order: 10, 20, 30
     by_array = _frame(onyx.multi_manifold_ranking(g, init, max_iter=5))
     shuffled = pd.Series([3.0, 1.0, 2.0], index=[30, 10, 20])  # the same values, other order
@@ -81,7 +81,7 @@ def test_als_on_a_bipartite_graph_keeps_users_and_items_apart():
 
 def test_als_refuses_a_directed_ratings_graph_with_the_fix():
     g = Graph.from_edgelist(_ratings().assign(item=lambda d: d["item"] + 100), "user", "item",
-                            weight="stars")
+                            weight="stars", directed=True)
     with pytest.raises(ValueError, match="from_bipartite"):
         onyx.als(g, 2)
 
@@ -126,7 +126,7 @@ def test_an_argument_the_generated_kernel_would_shadow_is_refused():
     def take(f, u, v, e, x):
         return x[u, f]
 
-    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}), directed=True)
     args = dict(x=props.vertex_property(g, 1, 1.0), acc=props.vertex_property(g, 1))
     with pytest.raises(ValueError, match="args: 'x' is a name the generated kernel uses"):
         ops.foldmap(g, [ops.Edge(take, "acc"), ops.Normalize("acc", "acc", 1)], args, k=1,

@@ -15,10 +15,11 @@ def _shapes():
     hub = pd.DataFrame({"src": np.r_[np.zeros(40, int), np.arange(1, 40)],
                         "dst": np.r_[np.arange(1, 41), np.arange(2, 41)]})  # fan: > a warp
     path = pd.DataFrame({"src": np.arange(30), "dst": np.arange(1, 31)})  # peels end-inwards
-    return {"clique_and_tail": Graph.from_edgelist(edges, "src", "dst", vertices=[20]),
-            "hub_fan": Graph.from_edgelist(hub, "src", "dst"),
-            "long_path": Graph.from_edgelist(path, "src", "dst"),
-            "star_directed": Graph.from_edgelist(star, "src", "dst"),
+    return {"clique_and_tail": Graph.from_edgelist(edges, "src", "dst", vertices=[20],
+                                                   directed=True),
+            "hub_fan": Graph.from_edgelist(hub, "src", "dst", directed=True),
+            "long_path": Graph.from_edgelist(path, "src", "dst", directed=True),
+            "star_directed": Graph.from_edgelist(star, "src", "dst", directed=True),
             "random": build("directed", seed=11),
             "undirected": build("undirected", seed=12)}
 

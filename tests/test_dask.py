@@ -56,12 +56,13 @@ def _close(ours, ref, columns, atol=2e-6):
 @pytest.mark.parametrize("P", PARTITIONS)
 def test_partitions_hold_every_edge_of_the_single_gpu_graph(client, P):
     df = _directed()
-    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0", directed=True)
     if P == 3:  # a Dask frame of several partitions, read where they lie
         import dask.dataframe as dd
 
         df = dd.from_pandas(df, npartitions=3, sort=False)
-    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P)
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P,
+                                  directed=True)
     assert (g.n, g.m, g.npartitions) == (ref.n, ref.m, P)
     np.testing.assert_array_equal(g.vertices, device.to_host(ref.vertices))
     sizes = g.summary()["partitions"]
@@ -88,8 +89,9 @@ def test_partitions_hold_every_edge_of_the_single_gpu_graph(client, P):
 @pytest.mark.parametrize("P", PARTITIONS)
 def test_pagerank_and_personalized_pagerank_equal_the_single_gpu_runs(client, P):
     df = _directed()
-    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
-    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P)
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0", directed=True)
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P,
+                                  directed=True)
     ours, info = odask.pagerank(g, return_info=True)
     expect, ref_info = onyx.pagerank(ref, return_info=True)  # weighted by default, dangling mass
     _close(ours, expect, ["pagerank"])
@@ -132,9 +134,9 @@ def test_label_and_feature_propagation_equal_the_single_gpu_runs(client, P):
 @pytest.mark.parametrize("P", PARTITIONS)
 def test_traversals_equal_the_single_gpu_runs(client, P):
     df = random_directed(n=16, m=22, seed=5)  # sparse: unreachable vertices, components
-    ref = onyx.Graph.from_edgelist(df, "src", "dst", vertices=[-7, 10**13])
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", vertices=[-7, 10**13], directed=True)
     g = odask.Graph.from_edgelist(df, "src", "dst", vertices=[-7, 10**13], client=client,
-                                  npartitions=P)
+                                  npartitions=P, directed=True)
     source = int(df["src"].iloc[0])
     ours = _by_vertex(odask.bfs(g, source=source))
     expect = _by_vertex(onyx.bfs(ref, source=source))
@@ -175,7 +177,8 @@ def test_every_transport_and_lag_gives_the_same_run(client):
     iterations submitted ahead of the client's stop test) and resident tasks exchanging over
     Dask: the same iterations, rows and exchanged bytes."""
     df = _directed()
-    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=3)
+    g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=3,
+                                  directed=True)
     runs = []
     resident = ("dask",) + (("nccl",) if run.nccl_available() else ())
     for transport, lag in (("tasks", 0), ("tasks", 4)) + tuple((t, 0) for t in resident):
@@ -204,10 +207,10 @@ def test_parquet_directory_and_empty_partitions(client, tmp_path):
         df.iloc[chunk].to_parquet(tmp_path / f"part{i}.parquet")
     # more partitions than vertex ranges with edges: some hold no in-edge at all
     g = odask.Graph.from_parquet(tmp_path, "src", "dst", weight="w0", client=client,
-                                 npartitions=9)
+                                 npartitions=9, directed=True)
     sizes = g.summary()["partitions"]
     assert any(s["in_edges"] == 0 for s in sizes)
-    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0", directed=True)
     with pytest.warns(RuntimeWarning, match="did not converge in 8"):
         ours, expect = odask.pagerank(g, max_iter=8), onyx.pagerank(ref, max_iter=8)
     _close(ours, expect, ["pagerank"])
@@ -249,7 +252,7 @@ def test_bad_input_is_named(client):
         odask.Graph.from_edgelist(df, "src", "dst", client=client, npartitions=0)
     with pytest.raises(ValueError, match="directed"):
         odask.Graph.from_edgelist(df, "src", "dst", client=client, directed="yes")
-    g = odask.Graph.from_edgelist(df, "src", "dst", client=client)
+    g = odask.Graph.from_edgelist(df, "src", "dst", client=client, directed=True)
     with pytest.raises(ValueError, match=r"sources: \[12345\] not a vertex"):
         odask.personalized_pagerank(g, [12345])
     with pytest.raises(ValueError, match="no edge weights"):
@@ -295,11 +298,11 @@ def test_a_worker_lost_mid_run_raises_or_recomputes(transport):
     task is stopped and the run raises a RuntimeError.  Never an incomplete frame."""
     warnings.simplefilter("ignore", RuntimeWarning)  # tol below float32's reach: max_iter
     df = _directed()
-    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0")
+    ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0", directed=True)
     client = odask.local_cluster(2)
     try:
         g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client,
-                                      npartitions=2)
+                                      npartitions=2, directed=True)
         victim = sorted(client.nthreads())[0]
         killed = []
 

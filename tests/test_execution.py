@@ -17,7 +17,8 @@ EXPECTED = {"pagerank", "personalized_pagerank", "label_propagation", "feature_p
 
 
 def _path():
-    return onyx.Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]}))
+    return onyx.Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 3]}),
+                                    directed=True)
 
 
 def test_every_public_algorithm_is_registered_with_its_function():

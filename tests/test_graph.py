@@ -178,7 +178,7 @@ def test_directed_symmetric_input_pairs_like_undirected(edges):
 def test_small_graph_layout():
     df = pd.DataFrame({"src": [10, 10, -3, 7, 10], "dst": [-3, 7, 7, 7, 7],
                        "w": [0.5, 1.0, 2.0, 3.0, 4.0]})
-    g = Graph.from_edgelist(df, weight="w", vertices=[99, 7], multigraph=True)
+    g = Graph.from_edgelist(df, weight="w", vertices=[99, 7], multigraph=True, directed=True)
     assert H(g.vertices).tolist() == [-3, 7, 10, 99]
     assert H(g.out_offsets).tolist() == [0, 1, 2, 5, 5]
     assert H(g.out_indices).tolist() == [1, 1, 0, 1, 1]
@@ -199,7 +199,7 @@ def test_small_graph_layout():
     assert "index_dtype=int32, offset_dtype=int32" in repr(g)
     assert H(g.weight_column()).tolist() == [2.0, 3.0, 0.5, 1.0, 4.0]
     # The simple default merges 10->7 (first row's weight 1.0 kept).
-    simple = Graph.from_edgelist(df, weight="w", vertices=[99, 7])
+    simple = Graph.from_edgelist(df, weight="w", vertices=[99, 7], directed=True)
     assert simple.m == 4 and not simple.multigraph and "multigraph=False" in repr(simple)
     assert H(simple.edge_weights)[:, 0].tolist() == [2.0, 3.0, 0.5, 1.0]
     assert simple.summary()["multigraph"] is False
@@ -219,14 +219,14 @@ def test_undirected_self_loop_stored_once_and_reverse_pairs_twins():
 
 def test_isolated_vertices_from_vertices_argument():
     df = pd.DataFrame({"src": [5], "dst": [6]})
-    g = Graph.from_edgelist(df, vertices=np.array([-100, 6, 2**62], dtype=np.int64))
+    g = Graph.from_edgelist(df, vertices=np.array([-100, 6, 2**62], dtype=np.int64), directed=True)
     assert H(g.vertices).tolist() == [-100, 5, 6, 2**62]
     assert H(g.out_degree).tolist() == [0, 1, 0, 0]
     assert H(g.in_degree).tolist() == [0, 0, 1, 0]
-    assert Graph.from_edgelist(df, vertices=range(3)).n == 5
-    assert Graph.from_edgelist(df, vertices={7, 8}).n == 4
-    assert Graph.from_edgelist(df, vertices=[]).n == 2
-    assert Graph.from_edgelist(df, vertices=pd.Series([9], dtype="Int64")).n == 3
+    assert Graph.from_edgelist(df, vertices=range(3), directed=True).n == 5
+    assert Graph.from_edgelist(df, vertices={7, 8}, directed=True).n == 4
+    assert Graph.from_edgelist(df, vertices=[], directed=True).n == 2
+    assert Graph.from_edgelist(df, vertices=pd.Series([9], dtype="Int64"), directed=True).n == 3
 
 
 VERTEX_ARRAYS = ("out_indices", "in_indices", "edge_sources")  # vertex indices: index_dtype
@@ -258,9 +258,9 @@ def _mixed_frame():
                          "w": rng.random(40) + 0.5, "x": rng.integers(1, 5, 40)})
 
 
-@pytest.mark.parametrize("kw", [dict(), dict(directed=False),
+@pytest.mark.parametrize("kw", [dict(directed=True), dict(directed=False),
                                 dict(directed=False, multigraph=True),
-                                dict(weight=["w", "x"], multigraph=True),
+                                dict(weight=["w", "x"], multigraph=True, directed=True),
                                 dict(weight="w", directed=False)])
 def test_int32_vertex_indices_beside_int64_offsets(kw, monkeypatch):
     """n <= limit < m: vertex indices stay int32, offsets and edge positions go int64, and
@@ -310,7 +310,7 @@ def test_reverse_pairing_of_a_directed_graph_holds_edge_positions(monkeypatch):
     src, dst = H(und.edge_sources), H(und.out_indices)
     df = pd.DataFrame({"src": src, "dst": dst})
     monkeypatch.setattr(layout, "INDEX32_LIMIT", 20)
-    for g in (Graph.from_edgelist(df), Graph.from_csr(H(und.out_offsets), dst,
+    for g in (Graph.from_edgelist(df, directed=True), Graph.from_csr(H(und.out_offsets), dst,
                                                       directed=False)):
         assert (g.index_dtype, g.offset_dtype) == (np.int32, np.int64)
         rev = H(g.reverse_edge)
@@ -340,7 +340,7 @@ def test_from_csr_numpy_matches_scipy_and_edgelist():
     assert g.weight_names == ["weight"]
     rows = np.repeat(np.arange(4), np.diff(offsets))
     e = Graph.from_edgelist(pd.DataFrame({"src": rows, "dst": indices, "weight": weights}),
-                            weight="weight", vertices=range(4))
+                            weight="weight", vertices=range(4), directed=True)
     g = Graph.from_csr(offsets, indices, weights)
     assert g.m == 5 and H(g.edge_weights)[:, 0].tolist() == [1.0, 0.0, 2.0, 4.0, 5.0]
     for name in ("out_offsets", "out_indices", "in_offsets", "in_indices", "in_edge_ids",
@@ -420,7 +420,8 @@ def test_from_csr_rejects_bad_arrays(args, exc, match):
 
 @pytest.fixture
 def g():
-    return Graph.from_edgelist(pd.DataFrame({"src": [30, 10, 20], "dst": [10, 20, 30]}))
+    return Graph.from_edgelist(pd.DataFrame({"src": [30, 10, 20], "dst": [10, 20, 30]}),
+                               directed=True)
 
 
 def test_to_internal(g):
@@ -509,7 +510,7 @@ def test_weight_column_errors(g):
     with pytest.raises(ValueError, match="no edge weights"):
         g.weight_column()
     w = Graph.from_edgelist(pd.DataFrame({"s": [1], "d": [2], "a": [1.0], "b": [2.0]}),
-                            source="s", destination="d", weight=["a", "b"])
+                            source="s", destination="d", weight=["a", "b"], directed=True)
     assert H(w.weight_column("b")).tolist() == [2.0]
     with pytest.raises(ValueError, match="pass name= one of them"):
         w.weight_column()

@@ -94,10 +94,10 @@ def test_an_edge_frame_is_built_on_the_host_in_chunks(kind, directed, multigraph
 def test_auto_builds_an_edge_frame_on_the_host_when_the_budget_is_small():
     df = _edges(weighted=False)
     memory.set_device_budget(1500)
-    h = Graph.from_edgelist(df, chunk_rows=2)
+    h = Graph.from_edgelist(df, chunk_rows=2, directed=True)
     memory.set_device_budget(None)
     assert h.placement == "host"
-    _assert_same(Graph.from_edgelist(df, placement="device"), h)
+    _assert_same(Graph.from_edgelist(df, placement="device", directed=True), h)
 
 
 def test_a_bad_row_of_an_edge_frame_is_named_by_its_row():
@@ -116,8 +116,9 @@ def test_a_directory_of_files_is_read_in_file_order(tmp_path):
     folder.mkdir()
     for i, rows in enumerate(np.array_split(np.arange(len(df)), 3)):
         df.iloc[rows].to_parquet(folder / f"part{i}.parquet", row_group_size=4)
-    g = Graph.from_parquet(folder, weight="w", placement="device")
-    _assert_same(g, Graph.from_parquet(folder, weight="w", placement="host", chunk_rows=9))
+    g = Graph.from_parquet(folder, weight="w", placement="device", directed=True)
+    _assert_same(g, Graph.from_parquet(folder, weight="w", placement="host", chunk_rows=9,
+                                       directed=True))
 
 
 @pytest.mark.parametrize("limit, dtypes", [(100, (np.int32, np.int64)),  # n <= limit < m
@@ -125,8 +126,8 @@ def test_a_directory_of_files_is_read_in_file_order(tmp_path):
 def test_int64_offsets_when_the_edges_exceed_the_limit(tmp_path, monkeypatch, limit, dtypes):
     monkeypatch.setattr(layout, "INDEX32_LIMIT", limit)
     path = _write(tmp_path, _edges(weighted=False))
-    g = Graph.from_parquet(path, placement="device")
-    h = Graph.from_parquet(path, placement="host", chunk_rows=16)
+    g = Graph.from_parquet(path, placement="device", directed=True)
+    h = Graph.from_parquet(path, placement="host", chunk_rows=16, directed=True)
     assert g.m > 100 and (h.index_dtype, h.offset_dtype) == dtypes
     _assert_same(g, h)
 
@@ -173,12 +174,12 @@ def test_host_offsets_follow_the_edges_left_after_merging(tmp_path, monkeypatch)
     """More rows read than the limit, but no more edges once parallel ones merge: int32
     offsets, as the device build has (the host build once sized them by the rows read)."""
     df = pd.concat([_mixed_edges()] * 3, ignore_index=True)  # every row three times
-    g = Graph.from_edgelist(df, placement="device")
+    g = Graph.from_edgelist(df, placement="device", directed=True)
     monkeypatch.setattr(layout, "INDEX32_LIMIT", g.m)
     assert len(df) > g.m
-    h = Graph.from_parquet(_write(tmp_path, df), placement="host", chunk_rows=16)
+    h = Graph.from_parquet(_write(tmp_path, df), placement="host", chunk_rows=16, directed=True)
     assert (h.index_dtype, h.offset_dtype) == (np.int32, np.int32)
-    _assert_same(Graph.from_edgelist(df, placement="device"), h)
+    _assert_same(Graph.from_edgelist(df, placement="device", directed=True), h)
 
 
 @pytest.mark.simulator  # a budget of bytes: on a GPU the allocator counts every live array
@@ -186,11 +187,11 @@ def test_auto_builds_on_the_host_when_the_budget_is_small(tmp_path, caplog):
     path = _write(tmp_path, _edges(weighted=False))
     memory.set_device_budget(1500)  # 160 rows x 12 bytes > half of it; chunks of 2 fit
     with caplog.at_level(logging.INFO, logger="onyx_rapids.host_build"):
-        h = Graph.from_parquet(path, chunk_rows=2)
+        h = Graph.from_parquet(path, chunk_rows=2, directed=True)
     assert h.placement == "host"
     assert any("host build: CSC" in r.getMessage() for r in caplog.records)
     memory.set_device_budget(None)
-    _assert_same(Graph.from_parquet(path, placement="device"), h)
+    _assert_same(Graph.from_parquet(path, placement="device", directed=True), h)
 
 
 def test_undirected_multigraph_is_built_on_the_device_then_placed(tmp_path):
@@ -238,8 +239,8 @@ def test_simple_undirected_view_of_a_host_graph_is_built_on_the_host(tmp_path):
 
     df = _edges(weighted=False)
     df = pd.concat([df, pd.DataFrame({"src": [900, 901], "dst": [901, 902]})])  # 2nd component
-    g = Graph.from_edgelist(df, placement="device")
-    h = Graph.from_edgelist(df, placement="host")
+    g = Graph.from_edgelist(df, placement="device", directed=True)
+    h = Graph.from_edgelist(df, placement="host", directed=True)
     a, b = g.simple_undirected(), h.simple_undirected()
     assert b.placement == "host" and b is h.simple_undirected()
     for name in ARRAYS:

@@ -43,10 +43,10 @@ def check_invariants(g):
 def test_directed_default_merges_parallel_edges_keeping_the_first_row():
     df = pd.DataFrame({"src": [1, 1, 2, 1, 3, 3], "dst": [2, 2, 1, 2, 3, 3],
                        "w": [5.0, 6.0, 7.0, 8.0, 9.0, 1.0]})
-    g = Graph.from_edgelist(df, weight="w")
+    g = Graph.from_edgelist(df, weight="w", directed=True)
     assert not g.multigraph and g.m == 3
     assert edges_of(g) == [(1, 2, 5.0), (2, 1, 7.0), (3, 3, 9.0)]  # loop once, first weight
-    multi = Graph.from_edgelist(df, weight="w", multigraph=True)
+    multi = Graph.from_edgelist(df, weight="w", multigraph=True, directed=True)
     assert multi.multigraph and multi.m == 6
     check_invariants(g)
 
@@ -93,7 +93,7 @@ def test_from_csr_merges_repeated_entries_and_accepts_symmetric_undirected_input
 
 def test_simple_undirected_and_flags():
     df = pd.DataFrame({"src": [1, 2, 2, 1], "dst": [2, 1, 2, 2]})
-    g = Graph.from_edgelist(df, multigraph=True)
+    g = Graph.from_edgelist(df, multigraph=True, directed=True)
     s = g.simple_undirected()
     assert s.m == 2 and not s.directed and not s.multigraph
     assert s is g.simple_undirected()  # cached
@@ -134,7 +134,7 @@ def test_bipartite_ids_stay_distinct_per_side(ratings):
     assert "sides=('user', 'item')" in repr(g)
     und = g.simple_undirected()
     assert und.side_names == ("user", "item") and H(und.vertices).tolist() == [5, 7, 9, 5, 9]
-    assert Graph.from_edgelist(ratings, "user", "item").sides is None
+    assert Graph.from_edgelist(ratings, "user", "item", directed=True).sides is None
 
 
 def test_bipartite_lookup_errors(ratings):
@@ -146,7 +146,7 @@ def test_bipartite_lookup_errors(ratings):
     with pytest.raises(ValueError, match="ids: 1 id is not a vertex of this graph on side "
                                          "'item': 7"):
         g.to_internal([5, 7], side="item")
-    plain = Graph.from_edgelist(ratings, "user", "item")
+    plain = Graph.from_edgelist(ratings, "user", "item", directed=True)
     with pytest.raises(ValueError, match="side='user': sides exist only in bipartite graphs"):
         plain.to_internal(5, side="user")
 
@@ -211,7 +211,8 @@ def test_bipartite_results_round_trip_through_side_and_vertex(ratings):
 
 @pytest.fixture
 def g():
-    return Graph.from_edgelist(pd.DataFrame({"src": [30, 10, 20], "dst": [10, 20, 30]}))
+    return Graph.from_edgelist(pd.DataFrame({"src": [30, 10, 20], "dst": [10, 20, 30]}),
+                               directed=True)
 
 
 def test_series_and_index_keyed_frames_are_aligned_by_id(g):
@@ -345,7 +346,7 @@ def test_reverse_edges_survive_clear_cache():
     rev = und.reverse_edge
     und.clear_cache()
     assert und.reverse_edge is rev  # built with the graph, not derived data
-    both = Graph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 1]}))
+    both = Graph.from_edgelist(pd.DataFrame({"src": [1, 2], "dst": [2, 1]}), directed=True)
     assert both.reverse_edge is both.reverse_edge  # computed once, then cached
     assert H(both.reverse_edge).tolist() == [1, 0]
 
@@ -356,7 +357,7 @@ def test_reverse_edges_survive_clear_cache():
 def test_weights_for_resolves_the_column():
     df = pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1], "a": [1.0, 2.0, 3.0],
                        "b": [0.5, -1.0, np.inf]})
-    one = Graph.from_edgelist(df, weight="a")
+    one = Graph.from_edgelist(df, weight="a", directed=True)
     w = one.weights_for(None, name="pagerank")
     assert H(w).tolist() == [1.0, 2.0, 3.0] and H(w).dtype == np.float32
     assert H(w).flags.c_contiguous and w.shape == (3,)
@@ -364,13 +365,13 @@ def test_weights_for_resolves_the_column():
     assert one.weights_for(False, name="pagerank") is None
     assert H(one.weights_for("a", name="sssp", non_negative=True)).tolist() == [1, 2, 3]
     assert H(one.weights_for(True, name="als")).tolist() == [1, 2, 3]
-    none = Graph.from_edgelist(df)
+    none = Graph.from_edgelist(df, directed=True)
     assert none.weights_for(None, name="pagerank") is None
     with pytest.raises(ValueError, match="als: needs edge weights, but the graph has none"):
         none.weights_for(None, name="als", required=True)
     with pytest.raises(ValueError, match="als: weight=False, but als needs edge weights"):
         one.weights_for(False, name="als", required=True)
-    two = Graph.from_edgelist(df.assign(b=[0.5, 1.0, 2.0]), weight=["a", "b"])
+    two = Graph.from_edgelist(df.assign(b=[0.5, 1.0, 2.0]), weight=["a", "b"], directed=True)
     with pytest.raises(ValueError, match=r"pagerank: the graph has 2 weight columns \['a', 'b'\]"
                                          "; pass weight= one of them"):
         two.weights_for(None, name="pagerank")
@@ -384,7 +385,7 @@ def test_weights_for_resolves_the_column():
 
 def test_weights_for_refuses_negative_weights():
     df = pd.DataFrame({"src": [1, 2, 3, 4], "dst": [2, 3, 1, 1], "w": [1.0, -2.0, 0.0, -0.5]})
-    g = Graph.from_edgelist(df, weight="w")
+    g = Graph.from_edgelist(df, weight="w", directed=True)
     assert H(g.weights_for("w", name="pagerank")).min() == -2.0  # allowed unless non_negative
     with pytest.raises(ValueError, match=r"label_propagation: weight column 'w' has 2 edges "
                                          r"with a negative or non-finite weight \(2->3 = -2, "
@@ -424,7 +425,7 @@ def test_wanted_inputs_fill_one_start_vertex():
 def test_kinds_normalize_with_the_argument_named():
     from onyx_rapids import inputs
 
-    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1]}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 3], "dst": [2, 3, 1]}), directed=True)
     t = inputs.DISTRIBUTION.normalize(g, pd.DataFrame({"vertex": [1, 3], "p": [1.0, 3.0]}),
                                       "personalization")
     assert H(t)[:, 0].tolist() == [0.25, 0.0, 0.75]
@@ -448,7 +449,7 @@ def test_kinds_normalize_with_the_argument_named():
 def test_benchmark_inputs_are_seeded_and_follow_the_kinds():
     from onyx_rapids import inputs, registry
 
-    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 2]}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": [1, 2, 3, 3], "dst": [2, 3, 1, 2]}), directed=True)
     spec = registry.get("belief_propagation")
     a = inputs.generate(spec, g, 3, np.random.default_rng(0), {})
     b = inputs.generate(spec, g, 3, np.random.default_rng(0), {})

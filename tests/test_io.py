@@ -53,14 +53,14 @@ def test_pyarrow_table_and_pandas_agree(edges):
 def test_integer_id_dtypes(dtype):
     df = pd.DataFrame({"a": pd.array([5, 1, 7], dtype=dtype), "b": pd.array([1, 7, 7],
                                                                           dtype=dtype)})
-    g = Graph.from_edgelist(df, source="a", destination="b")
+    g = Graph.from_edgelist(df, source="a", destination="b", directed=True)
     assert H(g.vertices).tolist() == [1, 5, 7]
     assert H(g.vertices).dtype == np.int64
 
 
 def test_custom_column_names_and_integer_weights():
     df = pd.DataFrame({"u": [1, 2], "v": [2, 3], "r": np.array([3, 4], dtype=np.int32)})
-    g = Graph.from_edgelist(df, source="u", destination="v", weight="r")
+    g = Graph.from_edgelist(df, source="u", destination="v", weight="r", directed=True)
     assert H(g.edge_weights).dtype == np.float32 and g.weight_names == ["r"]
 
 
@@ -81,9 +81,11 @@ def test_parquet_round_trip(tmp_path, edges, monkeypatch):
         assert_same_graph(a, b)
     if io._cudf() is None:
         assert read == [["src", "dst", "w"]] * 2  # only the needed columns
-    g = Graph.from_parquet(str(path), source="dst", destination="src")  # str paths too
+    g = Graph.from_parquet(str(path), source="dst", destination="src",  # str paths too
+                           directed=True)
     assert g.m == len(edges) - 1  # the repeated 3->-1 row is one edge
-    multi = Graph.from_parquet(path, source="dst", destination="src", multigraph=True)
+    multi = Graph.from_parquet(path, source="dst", destination="src", multigraph=True,
+                               directed=True)
     assert multi.m == len(edges) and multi.multigraph
 
 
@@ -94,7 +96,8 @@ def test_parquet_directory(tmp_path, edges):
                    folder / "a.parquet")
     pq.write_table(pa.Table.from_pandas(edges.iloc[2:], preserve_index=False),
                    folder / "b.parquet")
-    assert_same_graph(Graph.from_parquet(folder), Graph.from_edgelist(edges))
+    assert_same_graph(Graph.from_parquet(folder, directed=True),
+                      Graph.from_edgelist(edges, directed=True))
 
 
 # ---------------------------------------------------------------------- bad input
@@ -216,7 +219,7 @@ def test_parquet_errors(tmp_path, edges):
 
 
 def test_read_vertex_frame_partial_and_integer():
-    g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": [30, 10], "dst": [10, 20]}), directed=True)
     labels = pd.DataFrame({"vertex": [30, 10], "label": [2, 0]})
     ids, values = io.read_vertex_frame(g, labels, complete=False, dtype=np.int32)
     assert H(ids).tolist() == [2, 0]
@@ -234,7 +237,7 @@ def test_read_vertex_frame_partial_and_integer():
 
 
 def test_to_frame_columns_and_expansion():
-    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, -7]}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, -7]}), directed=True)
     df = io.to_frame(g, {"rank": device.asarray(np.array([0.1, 0.2, 0.7])),
                          "lp_*": np.arange(6, dtype=np.float32).reshape(3, 2),
                          "one_*": np.array([1, 2, 3]),
@@ -262,19 +265,19 @@ def test_to_frame_columns_and_expansion():
     ],
 )
 def test_to_frame_rejects(columns, exc, match):
-    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, -7]}))
+    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, -7]}), directed=True)
     with pytest.raises(exc, match=match):
         io.to_frame(g, columns)
 
 
 def test_to_edge_frame_round_trips():
     df = pd.DataFrame({"src": [3, 1, 3], "dst": [1, 2, 3], "w": [0.5, 1.5, 2.5]})
-    g = Graph.from_edgelist(df, weight="w")
+    g = Graph.from_edgelist(df, weight="w", directed=True)
     out = io.to_edge_frame(g, {"flow": np.arange(3)})
     host = out if isinstance(out, pd.DataFrame) else out.to_pandas()
     assert list(host.columns) == ["src", "dst", "w", "flow"]
     assert host[["src", "dst"]].values.tolist() == [[1, 2], [3, 1], [3, 3]]
-    assert_same_graph(Graph.from_edgelist(host, weight="w"), g)
+    assert_same_graph(Graph.from_edgelist(host, weight="w", directed=True), g)
 
 
 # ---------------------------------------------------------------------- cuGraph (GPU only)
@@ -320,7 +323,8 @@ def _reference(g, columns):
 
 
 def _six():
-    return Graph.from_edgelist(pd.DataFrame({"src": [5, 9, 3, 11, 2], "dst": [9, -7, 5, 2, 3]}))
+    return Graph.from_edgelist(pd.DataFrame({"src": [5, 9, 3, 11, 2], "dst": [9, -7, 5, 2, 3]}),
+                               directed=True)
 
 
 def _masks(shape, step):
@@ -390,7 +394,7 @@ def test_pandas_result_frame_of_a_bipartite_graph():
 def test_pandas_edge_frame_with_weight_columns():
     df = pd.DataFrame({"src": [3, 1, 3], "dst": [1, 2, 3], "w": [0.5, 1.5, 2.5],
                        "c": [1, 2, 3]})
-    g = Graph.from_edgelist(df, weight=["w", "c"])
+    g = Graph.from_edgelist(df, weight=["w", "c"], directed=True)
     out = io.to_edge_frame(g, {"flow": (np.arange(3), np.array([True, False, True]))})
     host = io.to_pandas(out)
     assert list(host.columns) == ["src", "dst", "w", "c", "flow"]

@@ -229,7 +229,8 @@ def test_pull_with_a_warp_sharing_each_vertex(k, reduce):
     r = np.random.default_rng(k)
     n, m = 8, 200
     g = Graph.from_edgelist(pd.DataFrame({"src": r.integers(0, n, m), "dst": r.integers(0, n, m)}),
-                            multigraph=True)  # keep the parallel edges: 25 in-edges a vertex
+                            multigraph=True,  # keep the parallel edges: 25 in-edges a vertex
+                            directed=True)
     src, dst = csr_edges(g)
     assert g.m == m
     x = r.random((n, k)).astype(np.float32)
@@ -441,7 +442,7 @@ def test_heavy_vertices_need_a_multiple_of_the_mean_in_degree(monkeypatch):
     ring = np.arange(20)
     src = np.r_[ring, ring]
     dst = np.r_[(ring + 1) % 20, np.zeros(20, np.int64)]  # a ring, and every vertex -> 0
-    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), multigraph=True)
+    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), multigraph=True, directed=True)
     x = rng.random((g.n, 2)).astype(np.float32)
     expected = np.zeros((g.n, 2))
     np.add.at(expected, dst, x[src])

@@ -80,7 +80,7 @@ def test_weighted_pagerank_uses_the_graph_weights_by_default(fa):
 
 
 def test_single_vertex_with_self_loop():
-    g = Graph.from_edgelist(pd.DataFrame({"src": [7], "dst": [7]}), "src", "dst")
+    g = Graph.from_edgelist(pd.DataFrame({"src": [7], "dst": [7]}), "src", "dst", directed=True)
     _, rank = _ranks(pagerank(g))
     assert rank == pytest.approx([1.0], abs=1e-6)
 
@@ -112,7 +112,8 @@ def test_change_driven_agrees_with_bulk_on_a_larger_graph():
     rng = np.random.default_rng(5)
     n, m = 60, 300
     g = Graph.from_edgelist(pd.DataFrame({"src": rng.integers(0, n, m),
-                                          "dst": rng.integers(0, n, m)}), "src", "dst")
+                                          "dst": rng.integers(0, n, m)}), "src", "dst",
+                            directed=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no convergence or precision warning from us
         warnings.filterwarnings("ignore", message=".*Grid size")  # numba's small-launch note

@@ -30,9 +30,10 @@ def _skewed(seed=3, n=40, weighted=False):
     src = np.r_[rng.integers(0, 20, dst.size - 2), 7, 7]
     frame = pd.DataFrame({"src": src, "dst": dst})
     if not weighted:
-        return Graph.from_edgelist(frame, "src", "dst", vertices=np.arange(n))
+        return Graph.from_edgelist(frame, "src", "dst", vertices=np.arange(n), directed=True)
     frame["w"] = np.where(src == 5, 0.0, rng.uniform(0.1, 3.0, src.size))
-    return Graph.from_edgelist(frame, "src", "dst", weight="w", vertices=np.arange(n))
+    return Graph.from_edgelist(frame, "src", "dst", weight="w", vertices=np.arange(n),
+                               directed=True)
 
 
 @pytest.fixture
@@ -211,7 +212,7 @@ def test_lanes_follow_the_in_degree_distribution():
     dst = np.repeat(np.arange(n), 12)
     src = np.concatenate([rng.choice(np.delete(np.arange(n), v), 12, replace=False)
                           for v in range(n)])
-    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst")
+    g = Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst", directed=True)
     work = kernel.pull_work(g)
     assert work["per_lane"] == 8 and device.to_host(work["bin_units"])[1] == 2
     assert device.to_host(work["bin_start"])[1] == 0  # nobody in bin 0

@@ -33,7 +33,7 @@ def funnel(leaves=12, path=8, core=4):
         v = core + path + j
         src += [v, v]
         dst += [p[j % path], p[(j * 3 + 1) % path]]
-    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst")
+    return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}), "src", "dst", directed=True)
 
 
 def _ranks(df, columns):
@@ -113,7 +113,8 @@ def test_bad_pull_fraction(fn, fraction):
 
 
 def test_default_fold_is_bulk_pull_only():
-    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2, 2], "dst": [1, 2, 0, 1]}), "src", "dst")
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2, 2], "dst": [1, 2, 0, 1]}), "src", "dst",
+                            directed=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # 2 iterations tell the fold
         assert pagerank(g, max_iter=2, return_info=True)[1]["fold"] is True

@@ -39,8 +39,8 @@ def _edges(n=30, m=220, seed=3, weighted=True):
 @pytest.fixture(scope="module")
 def pair():
     df = _edges()
-    return (Graph.from_edgelist(df, weight="w", placement="device"),
-            Graph.from_edgelist(df, weight="w", placement="host"))
+    return (Graph.from_edgelist(df, weight="w", placement="device", directed=True),
+            Graph.from_edgelist(df, weight="w", placement="host", directed=True))
 
 
 def test_placement_is_reported_and_arrays_round_trip(pair):
@@ -162,7 +162,7 @@ def test_edge_functions_that_ignore_their_edge_id_are_seen_to():
 def test_int64_offsets_on_the_host(monkeypatch):
     monkeypatch.setattr(layout, "INDEX32_LIMIT", 100)
     df = _edges(weighted=False)
-    h = Graph.from_edgelist(df, placement="host")
+    h = Graph.from_edgelist(df, placement="host", directed=True)
     # n = 30 <= 100 < m: int32 vertex indices beside int64 offsets (the reads align to the
     # indices' 4-byte elements)
     assert (h.index_dtype, h.offset_dtype) == (np.int32, np.int64) and h.m > 100
@@ -188,9 +188,9 @@ def test_algorithms_agree_on_int32_indices_beside_int64_offsets(monkeypatch):
     monkeypatch.setattr(pagerank_kernel, "CHUNK", 3)
     monkeypatch.setattr(operators, "HEAVY_ROUNDS", 1)
     monkeypatch.setattr(operators, "CHUNK_ROUNDS", 2)
-    normal = Graph.from_edgelist(df, weight="w", placement="device")
+    normal = Graph.from_edgelist(df, weight="w", placement="device", directed=True)
     monkeypatch.setattr(layout, "INDEX32_LIMIT", 20)
-    g = Graph.from_edgelist(df, weight="w", placement="device")
+    g = Graph.from_edgelist(df, weight="w", placement="device", directed=True)
     h = g.to("host")
     und = h.simple_undirected()
     for x in (g, h, und):
@@ -243,11 +243,11 @@ def test_budget_refuses_a_build_that_does_not_fit_and_names_it():
     df = _edges()
     memory.set_device_budget(500)
     with pytest.raises(MemoryError, match=r"building a graph of 220 edge rows.*budget of 500 B"):
-        Graph.from_edgelist(df, weight="w", placement="device")
+        Graph.from_edgelist(df, weight="w", placement="device", directed=True)
     # auto: not even the finished arrays fit, so it builds in chunks, which do not fit either
     with pytest.raises(MemoryError, match=r"building a graph from the edge list in chunks of "
                                           r"220 rows.*budget of 500 B"):
-        Graph.from_edgelist(df, weight="w")
+        Graph.from_edgelist(df, weight="w", directed=True)
 
 
 @pytest.mark.simulator  # on a GPU the allocator enforces it: tests marked gpu
@@ -255,10 +255,10 @@ def test_auto_places_on_the_host_when_the_budget_is_tight():
     df = _edges(weighted=False)
     need = len(df) * 12
     memory.set_device_budget(int(need * 1.2))
-    g = Graph.from_edgelist(df)
+    g = Graph.from_edgelist(df, directed=True)
     assert g.placement == "host"
     memory.set_device_budget(None)
-    assert Graph.from_edgelist(df).placement == "device"
+    assert Graph.from_edgelist(df, directed=True).placement == "device"
 
 
 @pytest.mark.simulator  # on a GPU the allocator enforces it: tests marked gpu

@@ -19,8 +19,8 @@ def test_cudf_parquet_reader_matches_pyarrow(tmp_path):
     edges = _edges()
     path = tmp_path / "edges.parquet"
     datasets.write_parquet(edges, path)
-    via_cudf = Graph.from_parquet(str(path), "src", "dst")
-    via_pandas = Graph.from_edgelist(pd.read_parquet(path), "src", "dst")
+    via_cudf = Graph.from_parquet(str(path), "src", "dst", directed=True)
+    via_pandas = Graph.from_edgelist(pd.read_parquet(path), "src", "dst", directed=True)
     for name in ("vertices", "out_offsets", "out_indices", "in_offsets", "in_indices",
                  "in_edge_ids"):
         assert np.array_equal(device.to_host(getattr(via_cudf, name)),
@@ -31,7 +31,7 @@ def test_results_are_cudf_frames_with_the_same_values():
     import cudf
 
     edges = _edges()
-    g = Graph.from_edgelist(cudf.from_pandas(edges), "src", "dst")
+    g = Graph.from_edgelist(cudf.from_pandas(edges), "src", "dst", directed=True)
     ranks = pagerank(g)
     assert isinstance(ranks, cudf.DataFrame)
     assert list(ranks.columns) == ["vertex", "pagerank"]
@@ -50,7 +50,8 @@ def test_cudf_result_keeps_nan_and_nulls_apart():
 
     from onyx_rapids import io
 
-    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]}), "src", "dst")
+    g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]}), "src", "dst",
+                            directed=True)
     values = device.asarray(np.array([0.5, np.nan, 2.0], dtype=np.float32))
     masked = (device.asarray(np.array([1, 2, 3])), device.asarray(np.array([True, False, True])))
     df = io.to_frame(g, {"x": values, "p": masked})
@@ -76,8 +77,8 @@ def test_pagerank_matches_cugraph(change_driven):
     theirs = cugraph.pagerank(G, alpha=0.85, tol=1e-9, max_iter=500).to_pandas()
     g = Graph.from_cugraph(G)  # after a cuGraph algorithm changed G's storage: same graph
     ours = pagerank(g, tol=1e-7, max_iter=500, change_driven=change_driven).to_pandas()
-    same = pagerank(Graph.from_edgelist(edges, "src", "dst"), tol=1e-7, max_iter=500,
-                    change_driven=change_driven).to_pandas()
+    same = pagerank(Graph.from_edgelist(edges, "src", "dst", directed=True), tol=1e-7,
+                    max_iter=500, change_driven=change_driven).to_pandas()
     src = g.to_internal(edges["src"].to_numpy())
     dst = g.to_internal(edges["dst"].to_numpy())
     expected = oracles.pagerank(g.n, device.to_host(src), device.to_host(dst))

@@ -74,7 +74,7 @@ def _by_vertex(frame, column):
 
 def test_algorithms_agree_by_id_on_the_reordered_graph():
     g = Graph.from_edgelist(random_directed(n=20, m=70, seed=9, weights=1), "src", "dst",
-                            weight="w0")
+                            weight="w0", directed=True)
     h = g.reorder()
     ids = device.to_host(g.vertices)
     source = int(ids[3])

@@ -9,7 +9,7 @@ from onyx_rapids import Graph, bfs, device, io, sssp
 
 def _weighted(src, dst, w, **kw):
     df = pd.DataFrame({"src": src, "dst": dst, "w": np.asarray(w, dtype=np.float32)})
-    return Graph.from_edgelist(df, "src", "dst", weight="w", **kw)
+    return Graph.from_edgelist(df, "src", "dst", weight="w", directed=True, **kw)
 
 
 def _shapes():
@@ -166,7 +166,7 @@ def test_no_predecessor_is_null_even_where_minus_one_is_a_vertex():
 def test_weight_chooses_the_column():
     frame = pd.DataFrame({"src": [0, 0, 1], "dst": [1, 2, 2], "short": [1.0, 5.0, 1.0],
                           "long": [9.0, 1.0, 9.0]})
-    g = Graph.from_edgelist(frame, "src", "dst", weight=["short", "long"])
+    g = Graph.from_edgelist(frame, "src", "dst", weight=["short", "long"], directed=True)
     distance = lambda df: df["distance"].to_numpy().tolist()  # noqa: E731
     assert distance(sssp(g, 0, weight="short")) == [0.0, 1.0, 2.0]
     assert distance(sssp(g, 0, weight="long")) == [0.0, 9.0, 1.0]
@@ -175,14 +175,14 @@ def test_weight_chooses_the_column():
         sssp(g, 0)
     with pytest.raises(ValueError, match=r"weight='w' is not a weight column.*\['short', 'long'\]"):
         sssp(g, 0, weight="w")
-    one = Graph.from_edgelist(frame, "src", "dst", weight="long")
+    one = Graph.from_edgelist(frame, "src", "dst", weight="long", directed=True)
     assert distance(sssp(one, 0)) == [0.0, 9.0, 1.0]  # the graph's only column by default
-    plain = Graph.from_edgelist(frame, "src", "dst")
+    plain = Graph.from_edgelist(frame, "src", "dst", directed=True)
     assert distance(sssp(plain, 0)) == [0.0, 1.0, 1.0]  # unweighted: 1.0 per edge
     with pytest.raises(ValueError, match="weight='short' is not a weight column.*no weights"):
         sssp(plain, 0, weight="short")
     frame.loc[1, "long"] = -1.0
-    g = Graph.from_edgelist(frame, "src", "dst", weight=["short", "long"])
+    g = Graph.from_edgelist(frame, "src", "dst", weight=["short", "long"], directed=True)
     assert distance(sssp(g, 0, weight="short")) == [0.0, 1.0, 2.0]  # the other column's sign
     with pytest.raises(ValueError, match="non-negative edge weights.*'long'.*negative"):
         sssp(g, 0, weight="long")

@@ -29,8 +29,8 @@ def pair():
     dst[:36] = 9  # a vertex of many in-edges: a partition of its own, and heavy-vertex chunks
     df = pd.DataFrame({"src": src * 2 + 1, "dst": dst * 2 + 1,
                        "w": (rng.random(m) + 0.1).astype(np.float32)})
-    return (Graph.from_edgelist(df, weight="w", placement="device"),
-            Graph.from_edgelist(df, weight="w", placement="host"))
+    return (Graph.from_edgelist(df, weight="w", placement="device", directed=True),
+            Graph.from_edgelist(df, weight="w", placement="host", directed=True))
 
 
 def _pandas(frame):
@@ -161,8 +161,8 @@ def test_vertices_without_in_edges_in_a_partition_of_their_own():
     # 20..39 receive nothing, and the partition before them ends inside 19's in-edges
     dst = np.r_[(np.arange(20) + 1) % 20, np.full(20, 19)]
     df = pd.DataFrame({"src": src, "dst": dst})
-    g = Graph.from_edgelist(df, placement="device")
-    h = Graph.from_edgelist(df, placement="host")
+    g = Graph.from_edgelist(df, placement="device", directed=True)
+    h = Graph.from_edgelist(df, placement="host", directed=True)
     assert int(device.to_host(h.in_degree)[-10:].max()) == 0
     want = _pandas(pagerank(g, weight=False, max_iter=3))
     before = _counters()

@@ -41,7 +41,7 @@ def rmat():
     rng = np.random.default_rng(SEED)
     df["weight"] = (0.1 + 0.9 * rng.random(len(df))).astype(np.float32)
     frame = cudf.from_pandas(df)
-    g = Graph.from_edgelist(frame, "src", "dst", weight="weight")
+    g = Graph.from_edgelist(frame, "src", "dst", weight="weight", directed=True)
 
     def graph(edges, directed=True, **kwargs):
         G = cugraph.Graph(directed=directed)

@@ -94,12 +94,13 @@ def measure(run, spec, g, stats) -> None:
         single = run.row(graph, "graph construction", "build", "Graph.from_parquet", "ours",
                          "ours")
         run.timed(single, lambda: onyx.Graph.from_parquet(tmp, "src", "dst", multigraph=True,
-                                                          vertices=ids), repeat=1)
+                                                          vertices=ids, directed=True), repeat=1)
         for P in counts:
             row = run.row(graph, "graph construction", "build", f"dask P={P}", "ours",
                           "variant", params={"partitions": P, "workers": workers})
             dg = run.timed(row, lambda P=P: odask.Graph.from_parquet(
-                tmp, "src", "dst", multigraph=True, client=client, npartitions=P, vertices=ids),
+                tmp, "src", "dst", multigraph=True, client=client, npartitions=P, vertices=ids,
+                directed=True),
                 repeat=1)
             if dg is not None:
                 built[P] = dg

@@ -224,7 +224,7 @@ def _measure(run, graph, path, stats) -> None:
                   params={"rows": stats["rows"], "file_bytes": stats["file_bytes"]})
     try:
         with Peaks() as peaks:
-            h, ms = timed(lambda: Graph.from_parquet(path, placement="host"))
+            h, ms = timed(lambda: Graph.from_parquet(path, placement="host", directed=True))
     except Exception as e:
         run.error(row, e, "from_parquet")
         return
@@ -254,7 +254,7 @@ def _measure(run, graph, path, stats) -> None:
         record = {"against": "distinct (src, dst) pairs of the file", "metric": "edges",
                   "value": h.m, "reference": want, "ok": h.m == want}
     else:
-        g = Graph.from_parquet(path, placement="device")
+        g = Graph.from_parquet(path, placement="device", directed=True)
         same = all(np.array_equal(device.to_host(getattr(g, a)), device.to_host(getattr(h, a)))
                    for a in ("vertices", "out_offsets", "out_indices", "in_offsets",
                              "in_indices", "in_edge_ids"))

@@ -102,7 +102,7 @@ def belief_propagation(g, priors, potential, tol=1e-6, max_iter=100, *, executio
     Examples
     --------
     >>> import numpy as np, onyx_rapids as onyx
-    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))  # undirected
     >>> priors = np.full((g.n, 2), 0.5, dtype=np.float32); priors[0] = [0.9, 0.1]
     >>> onyx.belief_propagation(g, priors, [[0.9, 0.1], [0.1, 0.9]]).shape
     (34, 3)

@@ -69,7 +69,7 @@ def feature_propagation(g, features, alpha=0.1, iterations=10, *, execution,
     Examples
     --------
     >>> import numpy as np, onyx_rapids as onyx
-    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))  # undirected
     >>> X = np.random.default_rng(0).random((g.n, 4), dtype=np.float32)
     >>> onyx.feature_propagation(g, X).shape
     (34, 5)

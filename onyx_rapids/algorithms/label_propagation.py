@@ -85,7 +85,7 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
     Examples
     --------
     >>> import onyx_rapids as onyx, pandas as pd
-    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))  # undirected
     >>> seeds = pd.DataFrame({"vertex": [0, 33], "label": [0, 1]})
     >>> onyx.label_propagation(g, seeds, k=2)["label"].tolist()[:3]
     [0, 0, 0]

@@ -115,7 +115,7 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     Examples
     --------
     >>> import onyx_rapids as onyx
-    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))  # undirected
     >>> round(float(onyx.pagerank(g)["pagerank"].sum()), 4)
     1.0
     """
@@ -154,7 +154,7 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     Examples
     --------
     >>> import onyx_rapids as onyx
-    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"), directed=False)
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))  # undirected
     >>> ppr = onyx.personalized_pagerank(g, sources=[0, 33])
     >>> [round(float(ppr[c].sum()), 4) for c in ("ppr_0", "ppr_1")]
     [1.0, 1.0]

@@ -68,7 +68,8 @@ class Graph:
     :meth:`from_parquet`; run :mod:`onyx_rapids.dask`'s algorithms on it.  The conventions are
     :meth:`onyx_rapids.Graph.from_edgelist`'s: simple unless ``multigraph=True`` (parallel edges
     merged keeping the first row's weights, an undirected u-v listed both ways stored once),
-    ``directed=False`` stores each edge both ways, ids are renumbered in ascending order.
+    undirected by default (cuGraph/NetworkX convention: each edge stored both ways; pass
+    ``directed=True`` for a directed graph), ids are renumbered in ascending order.
 
     Attributes: ``n``, ``m`` (edges stored, both directions of an undirected edge counted as in
     the single-GPU graph), ``vertices`` (sorted original ids, host), ``cuts`` (the partition
@@ -100,7 +101,7 @@ class Graph:
         self._undirected = None
 
     @classmethod
-    def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=True,
+    def from_edgelist(cls, df, source="src", destination="dst", weight=None, directed=False,
                       multigraph=False, *, client=None, npartitions=None, vertices=None):
         """A partitioned graph from an edge frame.
 
@@ -109,8 +110,11 @@ class Graph:
         df : dask DataFrame (dask-cuDF too), pandas or cuDF DataFrame
             One row per edge; its partitions are read where they lie (a pandas or cuDF frame
             is split into one partition per worker first).
-        source, destination, weight, directed, multigraph, vertices
+        source, destination, weight, multigraph, vertices
             As :meth:`onyx_rapids.Graph.from_edgelist`.
+        directed : bool
+            Undirected by default (cuGraph/NetworkX convention); pass ``directed=True`` for a
+            directed graph (the default before 0.2), as :meth:`onyx_rapids.Graph.from_edgelist`.
         client : distributed.Client, optional
             The cluster to run on (default: the current client, :func:`distributed.get_client`).
         npartitions : int, optional
@@ -129,11 +133,12 @@ class Graph:
                       multigraph=multigraph, extra=extra, npartitions=npartitions)
 
     @classmethod
-    def from_parquet(cls, path, source="src", destination="dst", weight=None, directed=True,
+    def from_parquet(cls, path, source="src", destination="dst", weight=None, directed=False,
                      multigraph=False, *, client=None, npartitions=None, vertices=None):
         """A partitioned graph from a Parquet file or a directory of Parquet files, read by
         the workers (``dask.dataframe.read_parquet``: each row group where a worker reads
-        it); the arguments are :meth:`from_edgelist`'s."""
+        it); the arguments are :meth:`from_edgelist`'s (undirected by default; pass
+        ``directed=True`` for a directed graph)."""
         import dask.dataframe as dd
 
         path, columns = io.parquet_edge_columns(path, source, destination, weight)
