@@ -13,7 +13,7 @@ weights and shortest paths take the smallest, as NetworkX does).
 from __future__ import annotations
 
 from itertools import chain
-from operator import methodcaller
+from operator import itemgetter, methodcaller
 
 import numpy as np
 
@@ -161,6 +161,12 @@ def _weight_values(G, attr, default, m):
     None when some value is not a real number (those calls run NetworkX's own code)."""
     if not m:
         return np.zeros(0, dtype=np.int64)
+    first = next(iter(_edge_dicts(G))).get(attr, default)
+    if type(first) is float:  # the common case, read at C speed: every edge has a float
+        try:
+            return np.fromiter(map(itemgetter(attr), _edge_dicts(G)), np.float64, m)
+        except (KeyError, TypeError, ValueError):  # missing or odd values: the general path
+            pass
     values = np.array(list(map(methodcaller("get", attr, default), _edge_dicts(G))))
     if values.dtype.kind in "bi":
         return values.astype(np.int64)
@@ -169,17 +175,42 @@ def _weight_values(G, attr, default, m):
     return None
 
 
-def _targets(G, nodes, index):
-    """The destination vertex of every stored edge, in adjacency order."""
+def _integer_labels(nodes):
+    """The node labels as an int64 array when every one is a Python int (not bool), else None."""
+    if not all(type(label) is int for label in nodes):
+        return None
+    try:
+        return np.fromiter(nodes, np.int64, len(nodes))
+    except OverflowError:
+        return None
+
+
+def _positions(labels, raw):
+    """The index in ``labels`` (distinct int64) of each of ``raw``, vectorized."""
+    n = len(labels)
+    if n and labels.min() >= 0 and labels.max() < 4 * n + 1024:  # a lookup table
+        table = np.empty(int(labels.max()) + 1, dtype=np.int64)
+        table[labels] = np.arange(n)
+        return table[raw]
+    order = np.argsort(labels, kind="stable")
+    return order[np.searchsorted(labels, raw, sorter=order)]
+
+
+def _targets(G, nodes, index, m):
+    """The destination vertex (int64) of every stored edge, in adjacency order."""
     adj = G._adj
     if G.is_multigraph():  # a neighbour once per parallel edge
         labels = (v for nbrs in adj.values() for v, keyed in nbrs.items()
                   for _ in range(len(keyed)))
     else:
         labels = chain.from_iterable(adj.values())
-    if nodes == list(range(len(nodes))):  # labels 0..n-1 in order are their own indices
-        return labels
-    return map(index.__getitem__, labels)
+    ints = _integer_labels(nodes)
+    if ints is None:
+        return np.fromiter(map(index.__getitem__, labels), np.int64, m)
+    raw = np.fromiter(labels, np.int64, m)
+    if np.array_equal(ints, np.arange(len(nodes))):  # labels 0..n-1 in order: their own indices
+        return raw
+    return _positions(ints, raw)
 
 
 def from_networkx(G, weight="weight", *, edge_attrs=None, keep_source=True) -> OnyxGraph:
@@ -225,7 +256,7 @@ def from_networkx(G, weight="weight", *, edge_attrs=None, keep_source=True) -> O
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degree, out=offsets[1:])
     m = int(offsets[-1])
-    indices = np.fromiter(_targets(G, nodes, index), np.int64, m)
+    indices = _targets(G, nodes, index, m)
     weights = {}
     for attr, default in _edge_attributes(edge_attrs, weight).items():
         values = _weight_values(G, attr, default, m)
