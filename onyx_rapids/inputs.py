@@ -130,9 +130,7 @@ def _named_starts(g, source, sources):
     a list of labels as given; else integer ids as an array."""
     if g.id_map.labels is not None:
         if sources is None:
-            one = np.empty(1, dtype=object)
-            one[0] = source
-            return one
+            return _one_label(source)
         return [sources] if isinstance(sources, (str, bytes)) else sources
     return np.atleast_1d(np.asarray(source if sources is None else sources)).ravel()
 
