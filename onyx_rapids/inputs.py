@@ -27,6 +27,7 @@ with other settings, or of a subclass; :data:`KINDS` holds the default object of
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Callable
@@ -114,13 +115,24 @@ def starts(g, source, sources):
     if g.sides is not None:
         return side_starts(g, [source] if sources is None else sources,
                            "source" if sources is None else "sources")
-    named = np.atleast_1d(np.asarray(source if sources is None else sources))
-    if named.size == 0:
+    named = _named_starts(g, source, sources)
+    if len(named) == 0:
         raise ValueError("sources must name at least one vertex")
     try:
-        return device.to_host(g.to_internal(named.ravel())).astype(np.int64)
+        return device.to_host(g.to_internal(named)).reshape(-1).astype(np.int64)
     except ValueError as e:
         raise ValueError(f"{'source' if sources is None else 'sources'}: {e}") from e
+
+
+def _named_starts(g, source, sources):
+    """The ids of ``source`` or ``sources`` as one flat sequence: on a labelled graph one
+    ``source`` is one label, a tuple too (NetworkX's grid nodes ``(0, 1)``), and ``sources``
+    a list of labels as given; else integer ids as an array."""
+    if g.id_map.labels is not None:
+        if sources is None:
+            return _one_label(source)
+        return [sources] if isinstance(sources, (str, bytes)) else sources
+    return np.atleast_1d(np.asarray(source if sources is None else sources)).ravel()
 
 
 def _is_pair(named) -> bool:
@@ -182,21 +194,42 @@ def _example(arg: str, pair) -> str:
     return repr(pair) if arg == "source" else repr([pair])
 
 
-def _vertex_id(text: str, flag: str):
+def _vertex_id(text: str, flag: str, g=None):
+    """The vertex a command line's ``text`` names: an integer id, or on a graph whose ids are
+    labels (a Parquet edge list of strings, say) the label ``text`` itself, or the integer it
+    spells where that, not the text, is one of the graph's labels."""
     text = text.strip()
+    labels = None if g is None else g.id_map.labels
+    if labels is not None:
+        if labels.codes(_one_label(text))[0] >= 0:
+            return text
+        try:
+            number = int(text)
+        except ValueError:
+            return text
+        return number if labels.codes(_one_label(number))[0] >= 0 else text
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"{flag} {text!r} is not a vertex id (an integer); the edge list's "
-                         "columns are named by --src and --dst") from None
+        raise ValueError(f"{flag} {text!r} is not a vertex id (an integer: this graph's ids "
+                         "are integers); the edge list's columns are named by --src and "
+                         "--dst") from None
+
+
+def _one_label(label):
+    """A host object array of the one label ``label``."""
+    out = np.empty(1, dtype=object)
+    out[0] = label
+    return out
 
 
 def _default_vertices(g, dataset, many: bool) -> list:
-    """Karate: the two club leaders (0 and 33; one: 0); elsewhere the highest-degree vertex."""
+    """Karate: the two club leaders (0 and 33; one: 0); elsewhere the highest-degree vertex
+    (its original id: a label on a labelled graph)."""
     if dataset == "karate":
         return list(KARATE_LEADERS if many else KARATE_LEADERS[:1])
     degree = device.to_host(g.out_degree) + device.to_host(g.in_degree)
-    return [device.to_host(g.vertices)[int(np.argmax(degree))].item()]
+    return g.id_map.original(np.array([int(np.argmax(degree))])).tolist()
 
 
 def id_order(g) -> np.ndarray:
@@ -213,10 +246,16 @@ def in_internal_order(g, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def top_vertex(g) -> int:
-    """The vertex of largest out-degree (smallest id among ties), as an original id."""
-    degree, ids = device.to_host(g.out_degree), device.to_host(g.vertices)
-    return int(ids[degree == degree.max()].min()) if g.n else 0
+def top_vertex(g):
+    """The vertex of largest out-degree (smallest id among ties), as an original id (an int;
+    on a labelled graph its label, the first in the labels' order among ties)."""
+    if not g.n:
+        return 0
+    degree, codes = device.to_host(g.out_degree), device.to_host(g.vertices)
+    code = int(codes[degree == degree.max()].min())
+    if g.id_map.labels is None:
+        return code
+    return g.id_map.labels.take(np.array([code]))[0]
 
 
 def with_out_edges(g) -> np.ndarray:
@@ -233,8 +272,8 @@ class Vertex(Kind):
     name = "vertex"
     what = "a vertex id (default: 0 on karate, else the highest-degree vertex)"
 
-    def parse(self, text, flag):
-        return _vertex_id(text, flag)
+    def parse(self, text, flag, g=None):
+        return _vertex_id(text, flag, g)
 
     def default(self, ctx, name, chosen):
         return _default_vertices(ctx.g, ctx.dataset, many=False)[0]
@@ -250,12 +289,12 @@ class Vertices(Kind):
     what = ("vertex ids, comma-separated (default: 0,33 on karate, else the highest-degree "
             "vertex)")
 
-    def parse(self, text, flag):
+    def parse(self, text, flag, g=None):
         ids = [part for part in text.split(",") if part.strip()]
         if not ids:
             raise ValueError(f"{flag} {text!r}: give vertex ids separated by commas, e.g. "
                              f"{flag} 0,33")
-        return [_vertex_id(part, flag) for part in ids]
+        return [_vertex_id(part, flag, g) for part in ids]
 
     def default(self, ctx, name, chosen):
         return _default_vertices(ctx.g, ctx.dataset, many=True)
@@ -263,7 +302,8 @@ class Vertices(Kind):
     def generate(self, g, k, rng):
         cand = with_out_edges(g)
         idx = rng.choice(cand, size=k, replace=len(cand) < k)
-        return device.to_host(g.vertices)[idx].astype(np.int64)
+        ids = g.id_map.original(idx)
+        return ids if g.id_map.labels is not None else ids.astype(np.int64)
 
 
 # ------------------------------------------------------------------------------ tables
@@ -403,7 +443,8 @@ def lp_labels(g, k: int, seed: int = SEED, fraction: float = 0.01):
     rng = np.random.default_rng(seed)
     count = max(1, int(round(g.n * fraction)))
     idx = id_order(g)[np.sort(rng.choice(g.n, size=count, replace=False))]
-    return pd.DataFrame({"vertex": device.to_host(g.vertices)[idx].astype(np.int64),
+    ids = g.id_map.original(idx)
+    return pd.DataFrame({"vertex": ids if g.id_map.labels is not None else ids.astype(np.int64),
                          "label": rng.integers(0, k, size=count, dtype=np.int64)})
 
 
@@ -497,16 +538,42 @@ def _default_width(spec, g) -> int:
 class Distribution(VertexValues):
     """A teleport distribution (PageRank's ``personalization``): one non-negative value per
     vertex, normalized to sum 1; vertices a frame, Series or dict (NetworkX's
-    ``personalization={node: value}``) leaves out get 0."""
+    ``personalization={node: value}``) leaves out get 0.
 
-    def normalize(self, g, values, name):
-        """The distribution as an n x 1 property summing to 1."""
+    Read once (:meth:`read`), then either one vertex (:meth:`one_vertex`: the distribution is
+    that vertex's one-hot teleport, whatever form named it) or an n x 1 column
+    (:meth:`column`); :meth:`normalize` is both steps to the column."""
+
+    def read(self, g, values, name):
+        """``(ids, rows)``: the internal ids and values (len(ids) x k) of the vertices a frame,
+        Series or dict keyed by vertex names, or ``(None, t)`` with ``t`` the n x k property
+        of an array."""
         if io.is_keyed(values):  # a frame, Series or dict keyed by vertex; others get 0
-            ids, given = io.read_vertex_frame(g, values, name=name, complete=False)
-            t = props.vertex_property(g, given.shape[1])
+            return io.read_vertex_frame(g, values, name=name, complete=False)
+        return None, g.vertex_property(values, name=name)
+
+    @staticmethod
+    def one_vertex(read):
+        """The internal id of the one vertex a :meth:`read` of vertices (not an array) gives
+        a positive value, all others 0 (a one-key dict, a one-row frame): the distribution
+        is then e_v; None otherwise (:meth:`column` takes it, refusing what it must)."""
+        ids, rows = read
+        if ids is None or rows.shape[1] != 1:
+            return None
+        values, xp = rows[:, 0], device.xp
+        positive = (values > 0) & xp.isfinite(values)
+        count, legal = (int(c) for c in device.to_host(xp.stack(
+            [positive.sum(), ((values == 0) | positive).all()])))
+        if count != 1 or not legal:
+            return None
+        return int(device.to_host(ids[xp.argmax(positive)]))
+
+    def column(self, g, read, name):
+        """The distribution of a :meth:`read` as an n x 1 property summing to 1."""
+        ids, t = read
+        if ids is not None:
+            given, t = t, props.vertex_property(g, t.shape[1])
             t[ids] = given
-        else:
-            t = g.vertex_property(values, name=name)
         if t.shape[1] != 1:
             raise ValueError(f"{name}: one value column per vertex, got {t.shape[1]}")
         xp = device.xp
@@ -516,6 +583,10 @@ class Distribution(VertexValues):
         if not total > 0:
             raise ValueError(f"{name}: values must not all be zero")
         return (t / total).astype(np.float32)
+
+    def normalize(self, g, values, name):
+        """The distribution as an n x 1 property summing to 1."""
+        return self.column(g, self.read(g, values, name), name)
 
 
 class Sides(VertexValues):
@@ -781,7 +852,9 @@ def from_cli(spec, texts: dict, ctx: CliContext) -> dict:
     out = {}
     for inp in wanted(spec, {name for name, text in texts.items() if text is not None}):
         text = texts.get(inp.name)
-        out[inp.name] = (inp.kind.parse(text, ctx.flag(inp.name)) if text is not None
+        parse = (functools.partial(inp.kind.parse, g=ctx.g)  # ids: integers or labels
+                 if isinstance(inp.kind, (Vertex, Vertices)) else inp.kind.parse)
+        out[inp.name] = (parse(text, ctx.flag(inp.name)) if text is not None
                          else inp.kind.default(ctx, inp.name, out))
     return out
 

@@ -12,8 +12,9 @@ Change-driven mode is PageRank-Delta (ONYX 4.2): a vertex pushes the change sinc
 push only when some feature moved by more than ``tol / n``, so the unpushed remainder stays
 below ``tol``.  Bulk pulling runs with one teleport (uniform, a distribution or one source),
 weighted or not, go to the fused persistent kernel (:mod:`onyx_rapids.kernels.pagerank`)
-unless ``fused=False``.  A ``personalization`` of one vertex is that vertex's one-hot teleport
-and runs as personalized PageRank from it (no n-vector to read, normalize or keep).
+unless ``fused=False``.  A ``personalization`` of one vertex (a one-key dict such as NetworkX's,
+a one-row frame or Series: decided on the rows read, not on the form) is that vertex's one-hot
+teleport and runs as personalized PageRank from it (no n-vector to read, normalize or keep).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from .. import device, inputs, io, operators as ops, properties as props
+from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import Input, Refuse, algorithm
@@ -98,11 +99,13 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         Edge weights: None uses the graph's weight column when it has one (as cuGraph and
         NetworkX do), a name picks one of several, False ignores them.  Weights must be
         finite and non-negative.
-    personalization : frame or array, optional
-        Teleport distribution (cuGraph's argument): a frame of ``vertex`` and one value column
-        (or a Series indexed by vertex), non-negative, normalized to sum 1; vertices left out
-        get 0.  One vertex (a one-row frame or Series) is the teleport to that vertex: the
-        run is :func:`personalized_pagerank`'s from it, with the same result.
+    personalization : frame, Series, dict or array, optional
+        Teleport distribution (cuGraph's argument): a frame of ``vertex`` (or ``node``) and
+        one value column, a Series indexed by vertex, a dict ``{vertex: value}`` (NetworkX's
+        form), or an n-array in ``Graph.vertices`` order; non-negative, normalized to sum 1;
+        vertices left out get 0.  One vertex (a one-key dict, a one-row frame or Series, or
+        rows where only one value is positive) is the teleport to that vertex: the run is
+        :func:`personalized_pagerank`'s from it, with the same result.
     execution : Execution, optional
         Or its options as keywords: ``feature_aware``, ``change_driven``, ``fold``
         (default: folded when bulk), ``direction`` ("auto": bulk pulls; change-driven chooses
@@ -122,11 +125,12 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     weights = g.weights_for(weight, name="pagerank", non_negative=True)
     teleport_column, teleport = None, UNIFORM
     if personalization is not None:
-        # one vertex is personalized_pagerank's one-hot teleport: its engine, no n-vector
-        teleport = _one_vertex(g, personalization)
+        # read once; one vertex (whatever form named it) is personalized_pagerank's one-hot
+        # teleport: its engine, no n-vector
+        read = inputs.DISTRIBUTION.read(g, personalization, "personalization")
+        teleport = inputs.DISTRIBUTION.one_vertex(read)
         if teleport is None:
-            teleport_column = inputs.DISTRIBUTION.normalize(g, personalization,
-                                                             "personalization")
+            teleport_column = inputs.DISTRIBUTION.column(g, read, "personalization")
             teleport = PERSONALIZED
     plan = Plan.of(execution)
     if _fused_choice("pagerank", g, plan):
@@ -168,22 +172,6 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
         return finish(g, "personalized_pagerank", {"ppr_*": rank[:, None]}, info, return_info)
     rank, info = _iterate(g, device.asarray(ids), alpha, tol, max_iter, weights, None, plan)
     return finish(g, "personalized_pagerank", {"ppr_*": rank}, info, return_info)
-
-
-def _one_vertex(g, personalization):
-    """The internal id of the one vertex a one-row ``personalization`` frame or Series gives
-    a positive, finite value (the distribution is then e_v, personalized_pagerank's teleport to
-    v); None for anything else, which :class:`~onyx_rapids.inputs.Distribution` reads (and
-    refuses where it must)."""
-    if not (io.is_frame(personalization) or io.is_series(personalization)) \
-            or len(personalization) != 1:
-        return None
-    ids, given = io.read_vertex_frame(g, personalization, name="personalization",
-                                      complete=False)
-    value = device.to_host(given)
-    if value.shape != (1, 1) or not (np.isfinite(value[0, 0]) and value[0, 0] > 0):
-        return None
-    return int(device.to_host(ids)[0])
 
 
 def _fused_choice(name, g, plan, *, sources=1):

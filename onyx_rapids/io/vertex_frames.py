@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .. import device
+from ..ids import is_labels as ids_are_labels
 from ..messages import listing
 from ..device import xp
 from .arrays import as_array
@@ -159,6 +160,21 @@ def keyed_pandas(values, name: str, vertices, column: str = "value"):
     return frame.rename_axis("vertex").reset_index()
 
 
+def _index_labels(index, name: str, where: str):
+    """The labels of a labelled graph's vertices given by a frame's or Series's index (of any
+    dtype; a MultiIndex gives tuples) as a host object array; nulls refused."""
+    import pandas as pd
+
+    labels = np.empty(len(index), dtype=object)
+    labels[:] = list(_host_objects(index) if getattr(index, "nlevels", 1) == 1
+                     else index.to_pandas() if hasattr(index, "to_pandas") else index)
+    nulls = pd.isna(labels)
+    if nulls.any():
+        raise ValueError(f"{name}: {int(nulls.sum())} null vertex label(s) in the index of "
+                         f"{where} (first at row {int(np.argmax(nulls))}); drop those rows")
+    return labels
+
+
 def _index_keys(g, df, kind: str, name: str, where: str, vertex: str, side: str):
     """(ids, side codes | None) from the index of a pandas/cuDF frame without a ``vertex``
     column."""
@@ -180,16 +196,20 @@ def _index_keys(g, df, kind: str, name: str, where: str, vertex: str, side: str)
             )
         side_level, id_level = index.get_level_values(0), index.get_level_values(1)
     else:
-        if levels != 1:
+        if levels != 1 and g.id_map.labels is None:
             raise ValueError(f"{name}: {keyed}, but it is a MultiIndex of {levels} levels; add "
                              f"a {vertex!r} column, or index the rows by vertex id alone")
-        id_level = index
-    if dtype_kind(id_level.dtype) not in "iu":
+        id_level = index  # a labelled graph's MultiIndex: tuple labels (dict keys (a, b))
+    if g.id_map.labels is not None:
+        ids = _index_labels(id_level, name, where)
+    elif dtype_kind(id_level.dtype) not in "iu":
         raise TypeError(
             f"{name}: {keyed}, but the index has dtype {id_level.dtype}; vertex ids must be "
             f"integers: add a {vertex!r} column, or set_index({vertex!r}) on the id column"
+            " (labels such as strings name vertices only of a graph built from labelled ids)"
         )
-    ids = to_int64(as_array(id_level, f"{name} (index)"), f"{name} (index)")
+    else:
+        ids = to_int64(as_array(id_level, f"{name} (index)"), f"{name} (index)")
     codes = None
     if side_level is not None:
         codes = _side_codes(g, side_level, f"{name} (index level 0, the side)", where)
@@ -270,7 +290,7 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
             raise ValueError(f"{name}: {where} (a pyarrow Table, which has no index) has no "
                              f"{vertex!r} column; name the id column {vertex!r} (or 'node')")
         if _positional_index(df.index) and _ambiguous(  # the ids' head only where needed
-                df, series, device.to_host(g.vertices[:len(df.index)])):
+                df, series, g.id_map.original(xp.arange(min(len(df.index), g.n)))):
             _refuse_positions(name, where, series, vertex)
         exclude = ()
         keys = None
@@ -280,7 +300,7 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
     if keys is None:
         ids, codes, keys = _index_keys(g, df, kind, name, where, vertex, side)
     else:
-        ids = id_column(df, kind, key, "vertex", where)
+        ids = id_column(df, kind, key, "vertex", where, labels=g.id_map.labels is not None)
         codes = None
         if bipartite:
             col = df.column(side) if kind == "arrow" else df[side]
@@ -288,10 +308,14 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
     pos, known = g.id_map.locate(ids, codes)
     if not bool(known.all()):
         bad = ~known
+        bad_ids = ids[device.to_host(bad)] if ids_are_labels(ids) else device.to_host(ids[bad])
         if codes is None:
-            unknown = np.unique(device.to_host(ids[bad])).tolist()
+            unknown = list(dict.fromkeys(repr(i) if ids_are_labels(ids) else i
+                                         for i in bad_ids.tolist()))
+            if not ids_are_labels(ids):
+                unknown.sort()
         else:
-            pairs = zip(device.to_host(codes[bad]).tolist(), device.to_host(ids[bad]).tolist())
+            pairs = zip(device.to_host(codes[bad]).tolist(), bad_ids.tolist())
             unknown = sorted({f"{g.side_names[c]} {i}" for c, i in pairs})
         raise ValueError(f"{name}: {len(unknown)} id(s) in {keys} are not vertices of the "
                          f"graph: {listing(unknown)}; drop those rows")

@@ -71,18 +71,23 @@ def _by_node(og: OnyxGraph, values) -> dict:
 
 # ---------------------------------------------------------------------------- pagerank
 
-def _teleport(og: OnyxGraph, personalization) -> np.ndarray | None:
+def _teleport(og: OnyxGraph, personalization) -> dict | None:
+    """NetworkX's ``personalization`` ({node: value}; nodes not in the graph ignored, as
+    NetworkX ignores them) as the library's dict keyed by vertex, the nodes of value 0 left
+    out: one node (the usual call) is then a one-key dict, which the library runs as
+    personalized PageRank from that vertex (no n-vector)."""
     if personalization is None:
         return None
-    t = np.zeros(len(og), dtype=np.float64)
+    t = {}
     for label, value in personalization.items():
         i = og.index.get(label)
-        if i is not None:
-            t[i] = value
-    if t.sum() == 0:
-        raise ZeroDivisionError("personalization values sum to 0")
-    if (t < 0).any() or not np.isfinite(t).all():
+        if i is not None and value != 0:
+            t[i] = float(value)
+    values = np.fromiter(t.values(), dtype=np.float64, count=len(t))
+    if (values < 0).any() or not np.isfinite(values).all():
         raise NotImplementedError("personalization has negative or non-finite values")
+    if values.sum() == 0:
+        raise ZeroDivisionError("personalization values sum to 0")
     return t
 
 
