@@ -30,11 +30,11 @@ def as_array(values, arg: str, *, host: bool = False):
             return device.asarray(values.values)
         kind = dtype_kind(values.dtype)
         target = {"i": np.int64, "u": np.uint64, "f": np.float64, "b": np.bool_}.get(kind)
-        return put(values.to_numpy(dtype=target) if target else values.to_numpy())
+        return _put_numeric(values.to_numpy(dtype=target) if target else values.to_numpy(), put)
     if top == "pyarrow" and hasattr(values, "null_count"):
         if values.null_count:
             raise ValueError(f"{arg}: {values.null_count} null value(s); drop or fill them")
-        return put(values.to_numpy(zero_copy_only=False))
+        return _put_numeric(values.to_numpy(zero_copy_only=False), put)
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{arg} must be numbers or an array of them, got a string {values!r}")
     if hasattr(values, "__cuda_array_interface__") or type(values).__module__.startswith(
@@ -50,7 +50,12 @@ def as_array(values, arg: str, *, host: bool = False):
         array = np.asarray(values)
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"{arg} could not be read as an array ({e})") from e
-    # Non-numeric data stays on the host: the caller names the bad dtype.
+    return _put_numeric(array, put)
+
+
+def _put_numeric(array, put):
+    """Numbers through ``put`` (to the device); anything else (labels, strings) stays a host
+    array: the caller reads labels or names the bad dtype."""
     return put(array) if array.dtype.kind in "biuf" else array
 
 
