@@ -50,9 +50,10 @@ def test_fixed_iterations_match_oracle(kind, variant):
     assert np.abs(_probabilities(df, k) - expected).max() <= 1e-4
 
 
-# a sample in which each option takes both values: FA/NCD/fold/push, FA/CD/fold/pull,
-# NFA/NCD/unfold/push, NFA/CD/unfold/pull (every variant runs in the fixed-iteration test above)
-@pytest.mark.parametrize("variant", VARIANTS[3:13:3], ids=variant_name)
+# a covering pair in which each option takes both values: FA/NCD/fold/push and
+# NFA/CD/unfold/pull (every variant runs in the fixed-iteration test above; the other two of
+# the former sample, FA/CD/fold/pull and NFA/NCD/unfold/push, only repeated each option's values)
+@pytest.mark.parametrize("variant", VARIANTS[3:13:9], ids=variant_name)
 def test_converged_matches_oracle_and_labels(variant):
     g = build("undirected", seed=2)
     k = 2
