@@ -166,8 +166,8 @@ def test_change_driven_exchanges_fewer_rows_and_agrees(client):
     path = pd.DataFrame({"src": np.arange(29), "dst": np.arange(1, 30)})
     g = odask.Graph.from_edgelist(path, "src", "dst", directed=False, client=client,
                                   npartitions=3)
-    bulk, bulk_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True)
-    cd, cd_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True,
+    bulk, bulk_info = odask.personalized_pagerank(g, [0], alpha=0.6, tol=1e-4, return_info=True)
+    cd, cd_info = odask.personalized_pagerank(g, [0], alpha=0.6, tol=1e-4, return_info=True,
                                               execution=onyx.Execution(change_driven=True))
     _close(cd, bulk, ["ppr_0"], atol=1e-4)
     assert cd_info.change_driven and not bulk_info.change_driven
