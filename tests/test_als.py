@@ -32,8 +32,8 @@ def test_matches_numpy_solve_per_vertex(k, variant):
     src, dst = csr_edges(g)
     w = device.to_host(g.edge_weights)[:, 0]
     sides = oracles.bipartite_sides(g.n, src, dst)
-    expected = oracles.als(g.n, src, dst, w, sides, k, iterations=3)
-    df = als(g, k, iterations=3, **variant, tol=1e-7)
+    expected = oracles.als(g.n, src, dst, w, sides, k, iterations=2)
+    df = als(g, k, iterations=2, **variant, tol=1e-7)
     got = _frame_lf(df, k)
     assert np.linalg.norm(got - expected) / np.linalg.norm(expected) <= 1e-3
     side = (df.to_pandas() if hasattr(df, "to_pandas") else df)["side"].to_numpy()

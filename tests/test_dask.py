@@ -92,8 +92,9 @@ def test_pagerank_and_personalized_pagerank_equal_the_single_gpu_runs(client, P)
     ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0", directed=True)
     g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=P,
                                   directed=True)
-    ours, info = odask.pagerank(g, return_info=True)
-    expect, ref_info = onyx.pagerank(ref, return_info=True)  # weighted by default, dangling mass
+    # alpha 0.6: a third of the default's iterations (CI time); equality is what is tested
+    ours, info = odask.pagerank(g, alpha=0.6, return_info=True)
+    expect, ref_info = onyx.pagerank(ref, alpha=0.6, return_info=True)  # weighted by default
     _close(ours, expect, ["pagerank"])
     assert info.converged and abs(info.iterations - ref_info.iterations) <= 1
     assert info.npartitions == P and len(info.bytes_exchanged) == info.iterations + 1
@@ -101,8 +102,8 @@ def test_pagerank_and_personalized_pagerank_equal_the_single_gpu_runs(client, P)
     # one resident task per worker (P = 3: two partitions on one of the two workers)
     assert info.transport == ("local" if P == 1 else run.default_transport())
     sources = df["src"].iloc[[0, 5]].tolist()
-    ours = odask.personalized_pagerank(g, sources, weight=False, change_driven=True)
-    expect = onyx.personalized_pagerank(ref, sources, weight=False)
+    ours = odask.personalized_pagerank(g, sources, alpha=0.6, weight=False, change_driven=True)
+    expect = onyx.personalized_pagerank(ref, sources, alpha=0.6, weight=False)
     _close(ours, expect, ["ppr_0", "ppr_1"], atol=1e-5)
 
 
@@ -113,21 +114,22 @@ def test_label_and_feature_propagation_equal_the_single_gpu_runs(client, P):
     g = odask.Graph.from_edgelist(df, "src", "dst", directed=False, vertices=extra,
                                   client=client, npartitions=P)
     seeds = pd.DataFrame({"vertex": [0, 7], "label": [0, 1]})
-    with pytest.warns(RuntimeWarning, match="did not converge in 10 iterations"):
-        ours = _by_vertex(odask.label_propagation(g, seeds, k=2, tol=1e-9, max_iter=10))
+    # 5 iterations: equality with the single-GPU run, not convergence, is tested (CI time)
+    with pytest.warns(RuntimeWarning, match="did not converge in 5 iterations"):
+        ours = _by_vertex(odask.label_propagation(g, seeds, k=2, tol=1e-9, max_iter=5))
     with pytest.warns(RuntimeWarning):
-        expect = _by_vertex(onyx.label_propagation(ref, seeds, k=2, tol=1e-9, max_iter=10))
+        expect = _by_vertex(onyx.label_propagation(ref, seeds, k=2, tol=1e-9, max_iter=5))
     _close(ours, expect, ["lp_0", "lp_1"], atol=1e-5)
     assert ours["label"].tolist() == expect["label"].tolist()
     if P == 2:  # the same seeds as a full n x k lp^0 array (its rows scattered to the owners)
         lp0 = np.full((g.n, 2), 0.5, dtype=np.float32)
         lp0[np.searchsorted(g.vertices, [0, 7])] = [[1, 0], [0, 1]]
         with pytest.warns(RuntimeWarning):
-            rows = odask.label_propagation(g, lp0, k=2, tol=1e-9, max_iter=10)
+            rows = odask.label_propagation(g, lp0, k=2, tol=1e-9, max_iter=5)
         _close(rows, ours, ["lp_0", "lp_1"], atol=0)
     features = np.random.default_rng(P).random((ref.n, 3), dtype=np.float32)
-    ours = odask.feature_propagation(g, features, iterations=4)
-    expect = onyx.feature_propagation(ref, features, iterations=4)
+    ours = odask.feature_propagation(g, features, iterations=2)
+    expect = onyx.feature_propagation(ref, features, iterations=2)
     _close(ours, expect, ["h_0", "h_1", "h_2"])
 
 
@@ -164,8 +166,8 @@ def test_change_driven_exchanges_fewer_rows_and_agrees(client):
     path = pd.DataFrame({"src": np.arange(29), "dst": np.arange(1, 30)})
     g = odask.Graph.from_edgelist(path, "src", "dst", directed=False, client=client,
                                   npartitions=3)
-    bulk, bulk_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True)
-    cd, cd_info = odask.personalized_pagerank(g, [0], tol=1e-4, return_info=True,
+    bulk, bulk_info = odask.personalized_pagerank(g, [0], alpha=0.6, tol=1e-4, return_info=True)
+    cd, cd_info = odask.personalized_pagerank(g, [0], alpha=0.6, tol=1e-4, return_info=True,
                                               execution=onyx.Execution(change_driven=True))
     _close(cd, bulk, ["ppr_0"], atol=1e-4)
     assert cd_info.change_driven and not bulk_info.change_driven
@@ -184,8 +186,8 @@ def test_every_transport_and_lag_gives_the_same_run(client):
     for transport, lag in (("tasks", 0), ("tasks", 4)) + tuple((t, 0) for t in resident):
         old, run.LAG = run.LAG, lag
         try:
-            runs.append((odask.pagerank(g, tol=1e-5, change_driven=True, return_info=True,
-                                        transport=transport),
+            runs.append((odask.pagerank(g, alpha=0.6, tol=1e-5, change_driven=True,
+                                        return_info=True, transport=transport),
                          odask.bfs(g, source=int(df["src"].iloc[0]), return_info=True,
                                    transport=transport)))
         finally:
@@ -211,8 +213,8 @@ def test_parquet_directory_and_empty_partitions(client, tmp_path):
     sizes = g.summary()["partitions"]
     assert any(s["in_edges"] == 0 for s in sizes)
     ref = onyx.Graph.from_edgelist(df, "src", "dst", weight="w0", directed=True)
-    with pytest.warns(RuntimeWarning, match="did not converge in 8"):
-        ours, expect = odask.pagerank(g, max_iter=8), onyx.pagerank(ref, max_iter=8)
+    with pytest.warns(RuntimeWarning, match="did not converge in 3"):  # equality: 3 will do
+        ours, expect = odask.pagerank(g, max_iter=3), onyx.pagerank(ref, max_iter=3)
     _close(ours, expect, ["pagerank"])
 
 

@@ -33,8 +33,18 @@ def _probabilities(df, K):
     return df[[f"lp_{i}" for i in range(K)]].to_numpy(dtype=np.float64)
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=variant_name)
-@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def _halves():
+    """Every variant once, on one of the two graphs (CI time): the directed graph takes the half
+    with an even count of FA, CD, fold and push, so each (CD, fold, direction) runs on both
+    graphs, once with FA and once without."""
+    for v in VARIANTS:
+        odd = (v["feature_aware"] + v["change_driven"] + v["fold"]
+               + (v["direction"] == "push")) % 2
+        yield ("undirected" if odd else "directed"), v
+
+
+@pytest.mark.parametrize("kind, variant", list(_halves()),
+                         ids=[f"{k}-{variant_name(v)}" for k, v in _halves()])
 def test_fixed_iterations_match_oracle(kind, variant):
     """Every variant computes the same iteration (change-driven: up to its push threshold)."""
     g = build(kind, seed=3)
@@ -50,9 +60,10 @@ def test_fixed_iterations_match_oracle(kind, variant):
     assert np.abs(_probabilities(df, k) - expected).max() <= 1e-4
 
 
-# a sample in which each option takes both values: FA/NCD/fold/push, FA/CD/fold/pull,
-# NFA/NCD/unfold/push, NFA/CD/unfold/pull (every variant runs in the fixed-iteration test above)
-@pytest.mark.parametrize("variant", VARIANTS[3:13:3], ids=variant_name)
+# a covering pair in which each option takes both values: FA/NCD/fold/push and
+# NFA/CD/unfold/pull (every variant runs in the fixed-iteration test above; the other two of
+# the former sample, FA/CD/fold/pull and NFA/NCD/unfold/push, only repeated each option's values)
+@pytest.mark.parametrize("variant", VARIANTS[3:13:9], ids=variant_name)
 def test_converged_matches_oracle_and_labels(variant):
     g = build("undirected", seed=2)
     k = 2
