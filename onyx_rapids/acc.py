@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import cuda
 
-from . import device, frontier as fr
+from . import device, frontier as fr, memory
 from .binding import (bind_to_slots, device_function, parameters, passed_once, prepare_args,
                       py_func)
 from .execution import checked_options, options_of
@@ -282,6 +282,12 @@ class _Workspace:
 
     def __init__(self, n: int, grid: int, block: int, threshold: int):
         self.key = (grid, block, threshold)
+        words, head = fr.words(n), 1 + 3 * kacc.NC + TRACE_ROWS * kacc.NT
+        memory.reserve(f"a traversal workspace of {n} vertices",
+                       8 * words + 24 * max(n, 1) + 8 * head + 4 * grid * block * (threshold + 1)
+                       + 24 * grid,
+                       "the frontiers and worklists of a traversal live on the device: raise "
+                       "the budget")
         self.bits = device.zeros((2, fr.words(n)), np.uint32)
         self.queues = device.empty((2, 3, max(n, 1)), np.int32)
         # one int64 buffer: done (1), the counters (3 x NC), the trace (TRACE_ROWS x NT), so

@@ -114,7 +114,7 @@ def bfs(g, source=None, sources=None, *, start=None, execution, return_info=Fals
     starts = inputs.starts(g, source, sources)
     k = starts.size
     if sources is None:
-        distance = device.full(g.n, UNREACHED, np.int32)
+        distance = props.vertex_property(g, 1, fill=UNREACHED, dtype=np.int32)[:, 0]
         distance[int(starts[0])] = 0  # one small write, no copy of the start to the device
         parent = device.full(g.n, -1, g.out_indices.dtype)
         run = acc(g, distance, hop, combine="min", settled=reached,
