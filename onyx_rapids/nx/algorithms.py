@@ -245,19 +245,56 @@ def _float32_distances(og: OnyxGraph, starts: list, column) -> np.ndarray:
     return best
 
 
-def _exact(og: OnyxGraph, starts: list, w: np.ndarray, d32: np.ndarray):
-    """NetworkX's distances, exact in ``w``'s type: sums along the tree of the edges tight in
-    the library's float32 result (parents before children), then relaxed over every edge
-    until nothing improves (float32 near-ties).  Returns (distance, reached)."""
+def _tight_parents(og: OnyxGraph, starts: list, w32: np.ndarray, d32: np.ndarray):
+    """``(parent, edge)`` of every vertex in a tree of edges tight in the float32 result (-1:
+    none; the starts are roots): an in-edge from a strictly nearer vertex where there is one
+    (such parents form no cycle), else one from an equally near vertex."""
     src, dst = og.edge_sources(), og.indices
-    w32 = w.astype(np.float32)
-    tight = np.isfinite(d32[src]) & (d32[src] + w32 == d32[dst])
+    d_src = d32[src]
+    tight = np.isfinite(d_src) & (d_src + w32 == d32[dst])
+    parent = np.full(len(og), -1, dtype=np.int64)
+    edge = np.full(len(og), -1, dtype=np.int64)
+    for chosen in (tight & (d_src == d32[dst]), tight & (d_src < d32[dst])):  # strict last
+        pos = np.flatnonzero(chosen)
+        parent[dst[pos]], edge[dst[pos]] = src[pos], pos
+    parent[starts], edge[starts] = -1, -1
+    return parent, edge
+
+
+def _depths(parent: np.ndarray, starts: list):
+    """Hops from each vertex up its parent chain to a start (pointer doubling: log n rounds
+    of array work), -1 where the chain ends elsewhere or loops."""
+    n = parent.shape[0]
+    up, depth = parent.copy(), (parent >= 0).astype(np.int64)  # hops from v to up[v]
+    top = np.where(parent >= 0, -1, np.arange(n))  # the root, once up[v] is -1
+    for _ in range(max(n, 2).bit_length() + 1):
+        climbing = np.flatnonzero(up >= 0)
+        if climbing.size == 0:
+            break
+        above = up[climbing]
+        depth[climbing] += depth[above]
+        top[climbing] = top[above]
+        up[climbing] = up[above]
+    rooted = np.zeros(n, dtype=bool)
+    rooted[starts] = True
+    return np.where((up < 0) & (top >= 0) & rooted[np.maximum(top, 0)], depth, -1)
+
+
+def _exact(og: OnyxGraph, starts: list, w: np.ndarray, d32: np.ndarray):
+    """NetworkX's distances, exact in ``w``'s type: sums along a tree of the edges tight in
+    the library's float32 result, parents before children (NetworkX's order of addition),
+    one vectorized step per depth; then relaxed over every edge until nothing improves
+    (float32 near-ties).  Returns (distance, reached)."""
+    src, dst = og.edge_sources(), og.indices
+    parent, edge = _tight_parents(og, starts, w.astype(np.float32), d32)
+    depth = _depths(parent, starts)
     dist = np.zeros(len(og), dtype=w.dtype)
-    reached = np.zeros(len(og), dtype=bool)
-    for layer, parent, pos in layers(og.offsets, og.indices, starts, allowed=tight):
-        if parent[0] >= 0:
-            dist[layer] = dist[parent] + w[pos]
-        reached[layer] = True
+    reached = depth >= 0
+    order = np.flatnonzero(depth > 0)
+    order = order[np.argsort(depth[order], kind="stable")]
+    bounds = np.flatnonzero(np.diff(depth[order])) + 1
+    for level in np.split(order, bounds) if order.size else ():
+        dist[level] = dist[parent[level]] + w[edge[level]]
     top = np.inf if w.dtype.kind == "f" else np.iinfo(w.dtype).max
     while True:
         cand = dist[src] + w
