@@ -290,6 +290,10 @@ def test_should_run_keeps_small_networkx_graphs_on_networkx(monkeypatch):
     assert BackendInterface.should_run("pagerank", (from_networkx(G),), {}) is True
     monkeypatch.setattr(onyx_nx.interface, "SHOULD_RUN_MIN_EDGES", 2)
     assert BackendInterface.should_run("pagerank", (G,), {}) is True
+    big = nx.path_graph(3 * 10)  # a traversal's threshold is its own
+    monkeypatch.setattr(onyx_nx.interface, "TRAVERSAL_MIN_EDGES", 30)
+    assert "TRAVERSAL_MIN_EDGES (30)" in BackendInterface.should_run("bfs_edges", (big,), {})
+    assert BackendInterface.should_run("pagerank", (big,), {}) is True
 
 
 def test_automatic_dispatch_falls_back_for_small_graphs(monkeypatch):
@@ -299,7 +303,7 @@ def test_automatic_dispatch_falls_back_for_small_graphs(monkeypatch):
     monkeypatch.setattr(nx.config.backend_priority, "algos", ["onyx"])
     nx.single_source_shortest_path_length(G, 0)
     assert "onyx" not in G.__networkx_cache__.get("backends", {})
-    monkeypatch.setattr(onyx_nx.interface, "SHOULD_RUN_MIN_EDGES", 1)
+    monkeypatch.setattr(onyx_nx.interface, "TRAVERSAL_MIN_EDGES", 1)
     assert nx.single_source_shortest_path_length(G, 0) == {i: i for i in range(6)}
     assert "onyx" in G.__networkx_cache__["backends"]
 

@@ -12,7 +12,7 @@ each does not support, and how ``can_run`` / ``should_run`` decide.
 """
 
 from .convert import OnyxGraph, from_networkx, to_networkx
-from .interface import SHOULD_RUN_MIN_EDGES, BackendInterface
+from .interface import SHOULD_RUN_MIN_EDGES, TRAVERSAL_MIN_EDGES, BackendInterface
 
-__all__ = ["BackendInterface", "OnyxGraph", "SHOULD_RUN_MIN_EDGES", "from_networkx",
-           "to_networkx"]
+__all__ = ["BackendInterface", "OnyxGraph", "SHOULD_RUN_MIN_EDGES", "TRAVERSAL_MIN_EDGES",
+           "from_networkx", "to_networkx"]

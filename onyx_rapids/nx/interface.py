@@ -9,7 +9,7 @@ NetworkX (3.2+) calls, on :class:`BackendInterface`:
   function itself as ``NotImplementedError``, which the dispatcher treats the same way.
 * ``should_run(name, args, kwargs)``: whether converting is worth it when NetworkX picks the
   backend on its own (``nx.config.backend_priority``): False, with the reason, for NetworkX
-  graphs of fewer than :data:`SHOULD_RUN_MIN_EDGES` edges.  ``backend="onyx"`` skips it.
+  graphs of fewer than :func:`min_edges` edges (measured per kind of function).  ``backend="onyx"`` skips it.
 * ``convert_from_nx`` / ``convert_to_nx``; NetworkX caches the converted graph in
   ``G.__networkx_cache__`` (``nx.config.cache_converted_graphs``), keyed by the edge
   attributes the call needed.
@@ -26,10 +26,25 @@ from . import algorithms
 from .convert import OnyxGraph, from_networkx, to_networkx
 
 #: Below this many edges a NetworkX graph stays on NetworkX unless the backend is asked for
-#: by name: converting and launching kernels cost more than NetworkX's own run on small
-#: graphs.  The lead measures the crossover on the GPU (``python -m benchmarks run
-#: networkx``); 50_000 until then.
+#: by name (``backend="onyx"``): converting and launching kernels cost more than NetworkX's own
+#: run on small graphs.  Measured end to end, conversion included (``python -m benchmarks run
+#: networkx``, H200, 2026-11-27): pagerank and core_number win from ~50k edges (2.2-5.9x on
+#: R-MAT and grid graphs of 50k edges, losing at 5k) ...
 SHOULD_RUN_MIN_EDGES = 50_000
+#: ... while the traversals, shortest paths and components, whose NetworkX code is one cheap
+#: pass, lose at 50k edges (0.5-0.9x) and win or tie from ~500k (0.97-2.95x).
+TRAVERSAL_MIN_EDGES = 500_000
+TRAVERSALS = frozenset({
+    "bfs_edges", "bfs_tree", "bfs_layers", "single_source_shortest_path_length",
+    "single_source_dijkstra_path_length", "dijkstra_path_length",
+    "multi_source_dijkstra_path_length", "connected_components", "number_connected_components",
+    "is_connected", "weakly_connected_components", "number_weakly_connected_components",
+    "is_weakly_connected"})
+
+
+def min_edges(name: str) -> int:
+    """The edge count from which :meth:`BackendInterface.should_run` converts for ``name``."""
+    return TRAVERSAL_MIN_EDGES if name in TRAVERSALS else SHOULD_RUN_MIN_EDGES
 
 
 def _refuse_pagerank(a):
@@ -124,14 +139,15 @@ class BackendInterface:
 
     @staticmethod
     def should_run(name, args, kwargs):
-        """False (with the reason) for NetworkX graphs of fewer than SHOULD_RUN_MIN_EDGES."""
+        """False (with the reason) for NetworkX graphs of fewer than :func:`min_edges`."""
         G = args[0] if args else kwargs.get("G")
         if isinstance(G, OnyxGraph) or G is None:
             return True
-        m = G.number_of_edges()
-        if m < SHOULD_RUN_MIN_EDGES:
-            return (f"{m} edges: below SHOULD_RUN_MIN_EDGES ({SHOULD_RUN_MIN_EDGES}), "
-                    "NetworkX's own code is faster than converting")
+        m, least = G.number_of_edges(), min_edges(name)
+        if m < least:
+            limit = "TRAVERSAL_MIN_EDGES" if name in TRAVERSALS else "SHOULD_RUN_MIN_EDGES"
+            return (f"{m} edges: below {limit} ({least}) for {name}, where NetworkX's own "
+                    "code is faster than converting")
         return True
 
 
