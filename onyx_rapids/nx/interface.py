@@ -28,11 +28,12 @@ from .convert import OnyxGraph, from_networkx, to_networkx
 #: Below this many edges a NetworkX graph stays on NetworkX unless the backend is asked for
 #: by name (``backend="onyx"``): converting and launching kernels cost more than NetworkX's own
 #: run on small graphs.  Measured end to end, conversion included (``python -m benchmarks run
-#: networkx``, H200, 2026-11-27): pagerank and core_number win from ~50k edges (2.2-5.9x on
-#: R-MAT and grid graphs of 50k edges, losing at 5k) ...
+#: networkx``, H200, 2026-11-27): pagerank and core_number win at 100k edges (2.3-5.9x on
+#: R-MAT and grid graphs) and lose at 5-10k (0.4-0.8x) ...
 SHOULD_RUN_MIN_EDGES = 50_000
 #: ... while the traversals, shortest paths and components, whose NetworkX code is one cheap
-#: pass, lose at 50k edges (0.5-0.9x) and win or tie from ~500k (0.97-2.95x).
+#: pass, are 0.5-1.1x at 100k edges and win or tie at 1M (0.97-2.95x; Dijkstra on grids
+#: excepted, docs/networkx.md).
 TRAVERSAL_MIN_EDGES = 500_000
 TRAVERSALS = frozenset({
     "bfs_edges", "bfs_tree", "bfs_layers", "single_source_shortest_path_length",
