@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -26,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from onyx_rapids import device
+
+from . import cuda_source
 
 ENV = "EMOGI_SRC"
 PROGRAMS = ("bfs", "bfs_32")
@@ -36,13 +37,7 @@ _built: dict = {}
 
 def available() -> str:
     """A label when the programs can be built here; raises (the peer is skipped) otherwise."""
-    if device.BACKEND != "gpu":
-        raise RuntimeError("no GPU")
-    src = os.environ.get(ENV)
-    if not src or not (Path(src) / "bfs.cu").exists():
-        raise RuntimeError(f"set {ENV} to a checkout of github.com/illinois-impact/EMOGI")
-    if shutil.which("nvcc") is None:
-        raise RuntimeError("nvcc not on PATH")
+    cuda_source(ENV, "bfs.cu", "github.com/illinois-impact/EMOGI")
     return "EMOGI bfs / bfs_32 (their source, built with nvcc)"
 
 

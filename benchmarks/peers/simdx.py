@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -32,6 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from onyx_rapids import device
+
+from . import cuda_source
 
 ENV = "SIMDX_SRC"
 PROGRAM = Path("test/optimal/bfs_low_diameter")
@@ -45,13 +46,7 @@ _built: dict = {}
 
 def available() -> str:
     """A label when the program can be built here; raises (the peer is skipped) otherwise."""
-    if device.BACKEND != "gpu":
-        raise RuntimeError("no GPU")
-    src = os.environ.get(ENV)
-    if not src or not (Path(src) / PROGRAM / "bfs.cu").exists():
-        raise RuntimeError(f"set {ENV} to a checkout of github.com/asherliu/simd-x")
-    if shutil.which("nvcc") is None:
-        raise RuntimeError("nvcc not on PATH")
+    cuda_source(ENV, str(PROGRAM / "bfs.cu"), "github.com/asherliu/simd-x")
     return "SIMD-X bfs_low_diameter (their source, built with nvcc)"
 
 
