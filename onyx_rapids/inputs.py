@@ -552,6 +552,20 @@ class Distribution(VertexValues):
             return io.read_vertex_frame(g, values, name=name, complete=False)
         return None, g.vertex_property(values, name=name)
 
+    def teleport(self, g, values, name):
+        """``(vertex, None)`` when ``values`` is one vertex's one-hot teleport (the internal
+        id), else ``(None, column)`` with the n x 1 distribution (:meth:`column`).
+
+        A one-entry dict, one-row frame or one-element Series of a positive value is looked
+        up on the host like a ``source`` (no device work, as ``personalized_pagerank``'s set-up);
+        anything else is read once (:meth:`read`) and checked in full."""
+        vertex = _one_entry(g, values)
+        if vertex is not None:
+            return vertex, None
+        read = self.read(g, values, name)
+        vertex = self.one_vertex(read)
+        return (vertex, None) if vertex is not None else (None, self.column(g, read, name))
+
     @staticmethod
     def one_vertex(read):
         """The internal id of the one vertex a :meth:`read` of vertices (not an array) gives
@@ -587,6 +601,39 @@ class Distribution(VertexValues):
     def normalize(self, g, values, name):
         """The distribution as an n x 1 property summing to 1."""
         return self.column(g, self.read(g, values, name), name)
+
+
+def _one_entry(g, values):
+    """The internal id of the one vertex a host dict, pandas Series or frame of one entry gives
+    a positive finite value; None for anything else (bipartite graphs, positional indexes,
+    several entries, unknown ids: the full read takes them and raises what it must)."""
+    if g.sides is not None:
+        return None
+    kind = type(values).__name__
+    if isinstance(values, dict) and len(values) == 1:
+        (key, value), = values.items()
+    elif kind == "Series" and type(values).__module__.startswith("pandas") and len(values) == 1:
+        if _positional(values.index):
+            return None
+        key, value = values.index[0], values.iloc[0]
+    elif kind == "DataFrame" and type(values).__module__.startswith("pandas") \
+            and values.shape == (1, 2) and list(values.columns).count("vertex") \
+            + list(values.columns).count("node") == 1:
+        column = "vertex" if "vertex" in values.columns else "node"
+        key, value = values[column].iloc[0], values.drop(columns=column).iloc[0, 0]
+    else:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)) \
+            or not (np.isfinite(value) and value > 0):
+        return None
+    try:
+        return int(starts(g, key, None)[0])
+    except (ValueError, TypeError):
+        return None
+
+
+def _positional(index) -> bool:
+    return type(index).__name__ == "RangeIndex" and index.name is None
 
 
 class Sides(VertexValues):

@@ -82,6 +82,8 @@ def test_call_seconds_times_first_and_repeated_calls(path):
 @pytest.mark.parametrize("fused, given", [
     (None, pd.DataFrame({"vertex": [9], "p": [2.5]})),
     (False, pd.Series([0.3], index=[9])),
+    (None, {9: 1}),
+    (True, pd.DataFrame({"node": [9], "p": [0.5]})),
 ])
 def test_one_vertex_personalization_is_personalized_pagerank(ring, fused, given):
     ppr, ppr_info = onyx.personalized_pagerank(ring, [9], tol=1e-2, fused=fused,
@@ -106,6 +108,9 @@ def test_one_vertex_personalization_agrees_with_the_distribution_path(ring):
     (pd.DataFrame({"vertex": [9], "p": [-1.0]}), "finite and non-negative"),
     (pd.DataFrame({"vertex": [99], "p": [1.0]}), "99"),
     (pd.DataFrame({"vertex": [9], "p": [1.0], "q": [1.0]}), "one value column"),
+    ({99: 1.0}, "personalization: .*99"),
+    ({9: float("nan")}, "NaN or infinite"),
+    (pd.Series([1.0]), "RangeIndex"),
 ])
 def test_one_row_personalization_is_still_checked(ring, given, message):
     with pytest.raises(ValueError, match=message):

@@ -125,13 +125,11 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     weights = g.weights_for(weight, name="pagerank", non_negative=True)
     teleport_column, teleport = None, UNIFORM
     if personalization is not None:
-        # read once; one vertex (whatever form named it) is personalized_pagerank's one-hot
-        # teleport: its engine, no n-vector
-        read = inputs.DISTRIBUTION.read(g, personalization, "personalization")
-        teleport = inputs.DISTRIBUTION.one_vertex(read)
-        if teleport is None:
-            teleport_column = inputs.DISTRIBUTION.column(g, read, "personalization")
-            teleport = PERSONALIZED
+        # one vertex (whatever form named it) is personalized_pagerank's one-hot teleport:
+        # its engine, no n-vector
+        vertex, teleport_column = inputs.DISTRIBUTION.teleport(g, personalization,
+                                                              "personalization")
+        teleport = PERSONALIZED if vertex is None else vertex
     plan = Plan.of(execution)
     if _fused_choice("pagerank", g, plan):
         rank, info = _fused(g, teleport, alpha, tol, max_iter, plan, weights=weights,
