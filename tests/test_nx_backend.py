@@ -296,6 +296,16 @@ def test_should_run_keeps_small_networkx_graphs_on_networkx(monkeypatch):
     assert BackendInterface.should_run("pagerank", (big,), {}) is True
 
 
+def test_should_run_keeps_dijkstra_on_sparse_graphs_on_networkx(monkeypatch):
+    monkeypatch.setattr(onyx_nx.interface, "TRAVERSAL_MIN_EDGES", 2)
+    grid = nx.grid_2d_graph(6, 6)  # 60 edges on 36 nodes: road-like
+    answer = BackendInterface.should_run("single_source_dijkstra_path_length", (grid,), {})
+    assert isinstance(answer, str) and "DIJKSTRA_MIN_DENSITY" in answer
+    assert BackendInterface.should_run("bfs_edges", (grid,), {}) is True  # Dijkstra only
+    dense = nx.complete_graph(12)  # 66 edges on 12 nodes
+    assert BackendInterface.should_run("dijkstra_path_length", (dense,), {}) is True
+
+
 def test_automatic_dispatch_falls_back_for_small_graphs(monkeypatch):
     """backend_priority = ["onyx"]: a small graph stays on NetworkX (should_run), a large
     enough one (threshold lowered here) is converted and run by onyx."""

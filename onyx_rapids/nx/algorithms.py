@@ -233,12 +233,15 @@ def _float32_distances(og: OnyxGraph, starts: list, column) -> np.ndarray:
     best = np.full(len(og), np.inf, dtype=np.float32)
     for at in range(0, len(starts), SSSP_SOURCES_PER_CALL):
         chunk = starts[at:at + SSSP_SOURCES_PER_CALL]
+        # one start takes the single-source engine (delta-stepping / frontier, fused), much
+        # faster on long-diameter graphs than a one-column multi-source run
+        given = dict(source=chunk[0]) if len(chunk) == 1 else dict(sources=chunk)
         if column is None:
-            frame = bfs(og.graph, sources=chunk)
+            frame = bfs(og.graph, **given)
         else:
-            frame = sssp(og.graph, sources=chunk, weight=column)
+            frame = sssp(og.graph, weight=column, **given)
         for f in range(len(chunk)):
-            d = _column(frame, f"distance_{f}")
+            d = _column(frame, "distance" if len(chunk) == 1 else f"distance_{f}")
             if column is None:
                 d = np.where(d == np.iinfo(np.int32).max, np.inf, d).astype(np.float32)
             np.minimum(best, d, out=best)

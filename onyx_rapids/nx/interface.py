@@ -9,7 +9,8 @@ NetworkX (3.2+) calls, on :class:`BackendInterface`:
   function itself as ``NotImplementedError``, which the dispatcher treats the same way.
 * ``should_run(name, args, kwargs)``: whether converting is worth it when NetworkX picks the
   backend on its own (``nx.config.backend_priority``): False, with the reason, for NetworkX
-  graphs of fewer than :func:`min_edges` edges (measured per kind of function).  ``backend="onyx"`` skips it.
+  graphs of fewer than :func:`min_edges` edges (measured per kind of function), and for
+  Dijkstra on sparse long-diameter graphs (:data:`DIJKSTRA_MIN_DENSITY`).  ``backend="onyx"`` skips it.
 * ``convert_from_nx`` / ``convert_to_nx``; NetworkX caches the converted graph in
   ``G.__networkx_cache__`` (``nx.config.cache_converted_graphs``), keyed by the edge
   attributes the call needed.
@@ -41,6 +42,14 @@ TRAVERSALS = frozenset({
     "multi_source_dijkstra_path_length", "connected_components", "number_connected_components",
     "is_connected", "weakly_connected_components", "number_weakly_connected_components",
     "is_weakly_connected"})
+
+#: Dijkstra on sparse, long-diameter graphs (grids, road networks: fewer than this many edges
+#: per node) runs one GPU step per weight band and loses to NetworkX's heap even at 1M edges
+#: (0.13-0.14x on grid:224 and grid:707, H200, 2026-11-27, docs/networkx.md), while it wins on
+#: R-MAT (2.3x end to end at 1M edges): below this density the run stays on NetworkX.
+DIJKSTRA_MIN_DENSITY = 4.0
+DIJKSTRA = frozenset({"single_source_dijkstra_path_length", "dijkstra_path_length",
+                      "multi_source_dijkstra_path_length"})
 
 
 def min_edges(name: str) -> int:
@@ -140,7 +149,8 @@ class BackendInterface:
 
     @staticmethod
     def should_run(name, args, kwargs):
-        """False (with the reason) for NetworkX graphs of fewer than :func:`min_edges`."""
+        """False (with the reason) for NetworkX graphs of fewer than :func:`min_edges`, and
+        for Dijkstra on graphs of fewer than :data:`DIJKSTRA_MIN_DENSITY` edges per node."""
         G = args[0] if args else kwargs.get("G")
         if isinstance(G, OnyxGraph) or G is None:
             return True
@@ -149,6 +159,10 @@ class BackendInterface:
             limit = "TRAVERSAL_MIN_EDGES" if name in TRAVERSALS else "SHOULD_RUN_MIN_EDGES"
             return (f"{m} edges: below {limit} ({least}) for {name}, where NetworkX's own "
                     "code is faster than converting")
+        if name in DIJKSTRA and m < DIJKSTRA_MIN_DENSITY * G.number_of_nodes():
+            return (f"{m} edges on {G.number_of_nodes()} nodes: fewer than "
+                    f"DIJKSTRA_MIN_DENSITY ({DIJKSTRA_MIN_DENSITY:g}) per node, a long-diameter "
+                    "graph where NetworkX's Dijkstra is faster")
         return True
 
 
