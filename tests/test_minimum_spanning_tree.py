@@ -285,3 +285,11 @@ def test_rmat_16_weighted_matches_scipy_and_oracle():
 def test_weighted_grid_matches_scipy_and_oracle():
     _check_large(Graph.from_edgelist(datasets.grid_2d(512, 512, weighted=True, seed=5),
                                      weight="weight"))
+
+
+@pytest.mark.gpu
+def test_host_placed_rmat_equals_device():
+    g = Graph.from_edgelist(datasets.rmat(14, weighted=True, seed=4), weight="weight",
+                            duplicates="min")
+    pd.testing.assert_frame_equal(io.to_pandas(minimum_spanning_tree(g.to("host"))),
+                                  io.to_pandas(minimum_spanning_tree(g)))
