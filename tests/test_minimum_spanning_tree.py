@@ -262,6 +262,15 @@ def test_refusals_name_the_argument(edit, error, match):
         minimum_spanning_tree(g, **edit)
 
 
+def test_more_edges_than_a_key_can_name_are_refused(monkeypatch):
+    from onyx_rapids.kernels import boruvka
+
+    monkeypatch.setattr(boruvka, "ID_BITS", 2)  # keys of 4 positions; the triangle stores 6
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
+    with pytest.raises(ValueError, match="at most 3 stored edges, and g stores 6"):
+        minimum_spanning_tree(g)
+
+
 # ------------------------------------------------------------------------------ on a GPU
 
 

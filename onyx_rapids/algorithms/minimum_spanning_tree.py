@@ -39,8 +39,9 @@ def _check_graph(g):
                          "with directed=False (the default of Graph.from_edgelist), each edge "
                          "stored both ways, e.g. Graph.from_edgelist(df, weight='w')")
     if g.m >= 2**boruvka.ID_BITS:
-        raise ValueError(f"g: {NAME} names an edge by its position in 33 bits, and g stores "
-                         f"{g.m} edges (at most {2**boruvka.ID_BITS - 1})")
+        raise ValueError(f"g: {NAME} keys an edge by its position in {boruvka.ID_BITS} bits, "
+                         f"so it takes at most {2**boruvka.ID_BITS - 1} stored edges, and g "
+                         f"stores {g.m}")
 
 
 def _canonical_edges(g):
@@ -59,7 +60,7 @@ def _forest(g, weights, block_size):
     xp = device.xp
     src, dst = g.edge_sources, g.out_indices
     need = g.m // 2 * g.offset_dtype.itemsize + g.m + g.n * 16
-    with memory.allocating(f"{NAME}'s work list of the {g.m // 2} undirected edges", need,
+    with memory.allocating(f"{NAME}'s work list (up to {g.m // 2} undirected edges)", need,
                            "the rounds keep the positions of the edges between components, "
                            "a mark per stored edge and two words per vertex on the device"):
         work = _canonical_edges(g)
@@ -134,8 +135,8 @@ def minimum_spanning_tree(g, *, weight=None, execution, return_info=False):
         >>> g = onyx.Graph.from_edgelist(pd.DataFrame(
         ...     {"src": [0, 1, 2, 0], "dst": [1, 2, 0, 3], "w": [1.0, 2.0, 0.5, 4.0]}), weight="w")
         >>> df, info = onyx.minimum_spanning_tree(g, return_info=True)
-        >>> onyx.io.to_pandas(df).values.tolist(), info["total_weight"]
-        ([[0, 1, 1.0], [0, 2, 0.5], [0, 3, 4.0]], 5.5)
+        >>> onyx.io.to_pandas(df).to_dict("list"), info["total_weight"]
+        ({'src': [0, 0, 0], 'dst': [1, 2, 3], 'weight': [1.0, 0.5, 4.0]}, 5.5)
     """
     _check_graph(g)
     weights = g.weights_for(weight, name=NAME, non_negative=True)
