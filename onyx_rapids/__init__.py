@@ -22,6 +22,7 @@ from .algorithms.connected_components import weakly_connected_components
 from .algorithms.core_number import core_number, k_core
 from .algorithms.feature_propagation import feature_propagation
 from .algorithms.label_propagation import label_propagation
+from .algorithms.minimum_spanning_tree import minimum_spanning_tree
 from .algorithms.multi_manifold_ranking import multi_manifold_ranking
 from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank

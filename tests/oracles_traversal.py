@@ -1,6 +1,6 @@
 """Float64 / integer reference implementations (test oracles) of the traversal algorithms of
-docs/algorithms.md (bfs, sssp, weakly connected components, core number / k-core), written
-from that contract alone.
+docs/algorithms.md (bfs, sssp, weakly connected components, core number / k-core, minimum
+spanning forest), written from that contract alone.
 
 Like ``oracles.py`` they take plain NumPy edge arrays in internal vertex ids (0..n-1): ``src`` and
 ``dst`` hold the directed edges u -> v, and edge weights are given per edge in the same order.
@@ -21,6 +21,8 @@ Conventions of the contract:
 * weakly connected components are labelled by the smallest ORIGINAL vertex id of the component.
 * core numbers are those of the simple undirected view: directions dropped, parallel edges merged,
   self-loops removed.
+* the minimum spanning forest takes an undirected edge list (each edge once); among edges of equal
+  weight the earlier in the list comes first, which makes the forest unique.
 """
 
 from __future__ import annotations
@@ -386,3 +388,37 @@ def k_core(n, src, dst, k):
                     alive[u] = False
                     stack.append(u)
     return np.array(alive, dtype=bool)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 36: minimum spanning forest
+
+
+def minimum_spanning_forest(n, src, dst, weights):
+    """Positions (ascending, int64) in the undirected edge list ``src``, ``dst``, ``weights``
+    (each edge once, in either orientation; self-loops and parallel edges allowed) of its
+    minimum spanning forest, by Kruskal's algorithm: the edges in ascending (weight, position)
+    order, each kept when its ends are still in different trees of a hand-written union-find.
+    Weights are finite and non-negative; ties go to the earlier position, so the forest is
+    unique."""
+    src, dst = _edges(n, src, dst)
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    if w.shape != src.shape:
+        raise ValueError("weights must give one value per edge")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("spanning forest weights must be finite and non-negative")
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    kept = []
+    for i in np.lexsort((np.arange(len(w)), w)).tolist():
+        a, b = find(int(src[i])), find(int(dst[i]))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+            kept.append(i)
+    return np.sort(np.array(kept, dtype=np.int64))

@@ -150,6 +150,17 @@ def _check_k_core(df):  # k = 2: every member but vertex 11, karate's one leaf
     assert (df["core_number"] >= 2).all()
 
 
+def _check_minimum_spanning_tree(df):  # karate: connected, weighted by default
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    edges = onyx_rapids.datasets.load_edges("karate")
+    matrix = csr_matrix((edges["weight"].astype(np.float64), (edges["src"], edges["dst"])),
+                        shape=(KARATE_N, KARATE_N))
+    assert len(df) == KARATE_N - 1 and (df["src"] < df["dst"]).all()
+    assert abs(df["weight"].astype(np.float64).sum() - minimum_spanning_tree(matrix).sum()) < 1e-9
+
+
 CHECKS = {
     "pagerank": _check_pagerank,
     "personalized_pagerank": _check_personalized_pagerank,
@@ -164,6 +175,7 @@ CHECKS = {
     "weakly_connected_components": _check_components,
     "core_number": _check_core_number,
     "k_core": _check_k_core,
+    "minimum_spanning_tree": _check_minimum_spanning_tree,
 }
 
 
@@ -177,8 +189,9 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
     assert f"algorithm:  {name}" in err and "iterations:" in err and "wall time:" in err
     df = pd.read_parquet(out)
     assert sorted(df.columns) == sorted(expand_columns(spec, df.columns))
-    assert len(df) == len(df.drop_duplicates(["side", "vertex"] if "side" in df else "vertex"))
-    if spec.graph != "bipartite" and name != "k_core":
+    keys = ["src", "dst"] if "src" in df else ["side", "vertex"] if "side" in df else "vertex"
+    assert len(df) == len(df.drop_duplicates(keys))
+    if spec.graph != "bipartite" and name != "k_core" and "vertex" in df:
         assert sorted(df["vertex"]) == list(range(KARATE_N))
     numeric = df.drop(columns=["side"], errors="ignore").select_dtypes("number")
     assert not numeric.isna().any().drop("predecessor", errors="ignore").any()
@@ -186,7 +199,7 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
 
 
 def test_registry_is_complete_and_listed(capsys):
-    assert len(registry.ALGORITHMS) == 13
+    assert len(registry.ALGORITHMS) == 14
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
     for name, spec in registry.ALGORITHMS.items():
