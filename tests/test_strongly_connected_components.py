@@ -91,12 +91,14 @@ def test_shapes_in_every_variant(variant):
     assert set(info.directions) == {variant["direction"]}
 
 
-def test_random_graph_with_every_step():
+def test_random_graph():
     g = build("directed", seed=5)  # multi-edges, self-loops, dangling vertices
     df, info = strongly_connected_components(g, return_info=True)
     np.testing.assert_array_equal(_frame(df)["labels"].to_numpy(), _expected(g))
     src, dst = csr_edges(g)
-    assert _same_partition(_frame(df)["labels"], _scipy_partition(g.n, src, dst))
+    partition = _scipy_partition(g.n, src, dst)
+    assert _same_partition(_frame(df)["labels"], partition)
+    assert info.pivot_component == np.bincount(partition).max()  # the giant, in one step
     assert info.iterations > 0 and info.direction == "auto" and info.fused is True
 
 
@@ -117,22 +119,31 @@ def test_string_ids():
 
 
 @pytest.mark.parametrize("jump_every", [None, 1])
-def test_coloring_settles_what_trimming_leaves(monkeypatch, jump_every):
-    """One trimming round only; the pivot takes the cycle {0, 1} (parallel edges make its
-    degrees the largest); the coloring needs three rounds: the largest reacher 9 settles its
-    cycle {8, 9}, then the singletons 5 and 7 are roots, then the cycle {3, 4}.  With
-    ``jump_every=1`` every forward run stops after one iteration (pointer jumping between),
-    with the same labels."""
-    monkeypatch.setattr(scc_module, "TRIM_ENOUGH", 1.0)
+def test_coloring_settles_what_trimming_leaves(jump_every):
+    """Trimming takes the dead end 6 only (5 and 7 lie between cycles); the pivot takes the
+    cycle {0, 1} (parallel edges make its degrees the largest); the coloring needs three
+    rounds: the largest reacher 9 settles its cycle {8, 9}, then the singletons 5 and 7 are
+    roots, then the cycle {3, 4}.  With ``jump_every=1`` every forward run stops after one
+    iteration (pointer jumping between), with the same labels."""
     edges = [(0, 1)] * 3 + [(1, 0)] * 3 + [(8, 9), (9, 8), (9, 5), (5, 7), (7, 3), (3, 4),
                                            (4, 3), (4, 6)]
     g = Graph.from_edgelist(pd.DataFrame(edges, columns=["src", "dst"]), multigraph=True,
                             directed=True)
     df, info = strongly_connected_components(g, jump_every=jump_every, return_info=True)
     np.testing.assert_array_equal(_frame(df)["labels"].to_numpy(), _expected(g))
-    assert info.trim_rounds == 1 and info.pivot_component == 2 and info.coloring_rounds == 3
+    assert info.trimmed == 1 and info.pivot_component == 2 and info.coloring_rounds == 3
     runs = 2 + 2 * info.coloring_rounds  # forward and backward for the pivot and each round
     assert (info.phases > runs) == (jump_every is not None) and info.phases >= runs
+
+
+def test_trimming_walks_chains_to_the_end():
+    """A DAG (a path with a diamond hanging off it) is settled by trimming alone: each end
+    of the path is walked by one thread in one round."""
+    edges = [(i, i + 1) for i in range(11)] + [(20, 21), (20, 22), (21, 5), (22, 5)]
+    g = Graph.from_edgelist(pd.DataFrame(edges[::-1], columns=["src", "dst"]), directed=True)
+    df, info = strongly_connected_components(g, return_info=True)
+    assert (_frame(df)["labels"] == _frame(df)["vertex"]).all()
+    assert info.trimmed == g.n and info.phases == 0 and info.trim_rounds <= 3
 
 
 def test_pointer_jumping_follows_colors_to_their_end():

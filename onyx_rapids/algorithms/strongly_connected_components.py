@@ -6,10 +6,11 @@ u and v share a component when u reaches v and v reaches u.  Every vertex starts
 step below settles some live vertices into components and the next works on the rest:
 
 1. **Trim** (:mod:`onyx_rapids.kernels.scc`): a live vertex with no live in-neighbour or no
-   live out-neighbour (self-loops aside) is a component of its own; rounds repeat while they
-   remove at least ``TRIM_ENOUGH`` of the live vertices.
-2. **Forward-backward from a pivot**, the live vertex of largest in-degree x out-degree (on a
-   power-law or a road-like graph, a vertex of the giant component): the vertices the pivot
+   live out-neighbour (self-loops aside) is a component of its own, and removing it may leave
+   a neighbour so; queue-driven to the end (a chain walked by one thread), which leaves no
+   DAG-like part to the coloring, where it would cost a round per vertex of a chain.
+2. **Forward-backward from a pivot**, the live vertex of largest live in-degree x out-degree
+   (on a power-law or a road-like graph, a vertex of the giant component): the vertices the pivot
    reaches (forward), and among those the ones that reach it (backward, on the reverse
    graph), are the pivot's component.
 3. **Coloring**, repeated until no vertex is live: every live vertex takes the largest id of
@@ -47,9 +48,6 @@ from ..registry import algorithm
 from ._common import Info, finish
 from .connected_components import smallest_ids
 
-#: Trimming rounds go on while one removes at least this fraction of the live vertices (the
-#: coloring settles the rest of a long chain faster than a round per link).
-TRIM_ENOUGH = 0.01
 #: Edge positions written per pass when the reverse graph's edge ids are built in host memory.
 REVERSE_BLOCK = 1 << 26
 NAME = "strongly_connected_components"
@@ -168,31 +166,40 @@ class _Run:
         return self.comp
 
     def trim(self):
-        g = self.g
+        """Settle every vertex trimming reaches (:mod:`onyx_rapids.kernels.scc`); keep the
+        live in- and out-degrees for the pivot."""
+        g, xp = self.g, device.xp
         block = device.block_threads(self.options.block_size, 256, simulator_default=32)
         blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
-        grid = device.grid_size(g.n, block, blocks)
+        self.in_live = xp.empty(g.n, dtype=np.int32)
+        self.out_live = xp.empty(g.n, dtype=np.int32)
+        queues = [xp.empty(g.n, dtype=np.int32), xp.empty(g.n, dtype=np.int32)]
         count = device.zeros(1, np.int64)
-        live, removed = g.n, 0
-        while live:
-            ops.launch_kernel("scc trim", kernels.trim, grid, block, g.out_offsets,
-                              g.out_indices, g.in_offsets, g.in_indices, self.comp, count)
-            total = int(device.to_host(count)[0])
-            now, removed = total - removed, total
-            self.facts["trim_rounds"] += 1
-            live -= now
-            if now <= TRIM_ENOUGH * (live + now):
-                break
-        self.facts["trimmed"] = removed
+        edges = (g.out_offsets, g.out_indices, g.in_offsets, g.in_indices, self.comp,
+                 self.in_live, self.out_live)
+        ops.launch_kernel("scc trim_start", kernels.trim_start,
+                          device.grid_size(g.n, block, blocks), block, *edges, queues[0], count)
+        size = int(device.to_host(count)[0])
+        rounds = 1
+        while size:
+            count.fill(0)
+            ops.launch_kernel("scc trim_round", kernels.trim_round,
+                              device.grid_size(size, block, blocks), block, *edges, queues[0],
+                              np.int64(size), queues[1], count)
+            queues.reverse()
+            size = int(device.to_host(count)[0])
+            rounds += 1
+        self.facts.update(trim_rounds=rounds, trimmed=int((self.comp >= 0).sum()))
 
     def pivot(self, live):
         """Settle the component of the live vertex of largest in-degree x out-degree."""
-        g, xp = self.g, device.xp
-        score = g.in_degree.astype(np.int64) * g.out_degree.astype(np.int64)
+        xp = device.xp
+        score = self.in_live.astype(np.int64) * self.out_live.astype(np.int64)
         pivot = int(xp.argmax(xp.where(live, score, -1)))
-        color = device.full(g.n, -1, np.int64)
+        n = self.g.n
+        color = device.full(n, -1, np.int64)
         color[pivot] = pivot
-        start = frontier.from_vertices(g.n, [pivot])
+        start = frontier.from_vertices(n, [pivot])
         self.forward(color, top=pivot, active_in=start, same_offers=True)
         self.facts["pivot_component"] = self.backward(color, start, same_offers=True)
 
