@@ -119,19 +119,20 @@ def test_string_ids():
 
 
 @pytest.mark.parametrize("jump_every", [None, 1])
-def test_coloring_settles_what_trimming_leaves(jump_every):
-    """Trimming takes the dead end 6 only (5 and 7 lie between cycles); the pivot takes the
-    cycle {0, 1} (parallel edges make its degrees the largest); the coloring needs three
-    rounds: the largest reacher 9 settles its cycle {8, 9}, then the singletons 5 and 7 are
-    roots, then the cycle {3, 4}.  With ``jump_every=1`` every forward run stops after one
-    iteration (pointer jumping between), with the same labels."""
-    edges = [(0, 1)] * 3 + [(1, 0)] * 3 + [(8, 9), (9, 8), (9, 5), (5, 7), (7, 3), (3, 4),
-                                           (4, 3), (4, 6)]
+def test_coloring_and_trimming_between_its_rounds(jump_every):
+    """Trimming takes the dead end 6 first; the pivot takes the cycle {10, 11} (parallel edges
+    make its degrees the largest); the first coloring round's roots are 2, 7 (a singleton
+    between two cycles) and 9, and settle {1, 2}, {7} and {8, 9}; trimming from those takes 5,
+    which lost its one in-neighbour; the second round settles {3, 4}, colored 9 in the first.
+    With ``jump_every=1`` every forward run stops after one iteration (pointer jumping
+    between), with the same labels."""
+    edges = [(10, 11)] * 3 + [(11, 10)] * 3 + [(1, 2), (2, 1), (2, 7), (7, 3), (3, 4), (4, 3),
+                                               (4, 6), (8, 9), (9, 8), (9, 5), (5, 3)]
     g = Graph.from_edgelist(pd.DataFrame(edges, columns=["src", "dst"]), multigraph=True,
                             directed=True)
     df, info = strongly_connected_components(g, jump_every=jump_every, return_info=True)
     np.testing.assert_array_equal(_frame(df)["labels"].to_numpy(), _expected(g))
-    assert info.trimmed == 1 and info.pivot_component == 2 and info.coloring_rounds == 3
+    assert info.trimmed == 2 and info.pivot_component == 2 and info.coloring_rounds == 2
     runs = 2 + 2 * info.coloring_rounds  # forward and backward for the pivot and each round
     assert (info.phases > runs) == (jump_every is not None) and info.phases >= runs
 

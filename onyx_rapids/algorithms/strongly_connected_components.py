@@ -23,6 +23,10 @@ step below settles some live vertices into components and the next works on the 
    from every root at once, within its color) are r's component.  Each round settles at
    least the component of the largest live id.
 
+After steps 2 and 3 settle vertices, trimming starts again from them (their live neighbours
+lose them), so a DAG-like part that hung on a settled component does not wait for the
+coloring.
+
 Every reachability and propagation is a run of the Active-Compute-Combine engine
 (:func:`onyx_rapids.acc`): change-driven (only vertices that moved offer), push / pull per
 iteration as ``direction`` says, with the engine's ``filter`` / ``fused`` / ``edge_access``
@@ -144,10 +148,12 @@ def strongly_connected_components(g, *, jump_every=None, execution, return_info=
 
 class _Run:
     """One call's state: ``comp`` (int64, n; -1 while live, else an internal vertex naming the
-    component), the engine's counts, the facts of each step."""
+    component), the trimming's live degrees and queues, the engine's counts, the facts of each
+    step."""
 
     def __init__(self, g, options: AccOptions, jump_every):
         self.g, self.options, self.jump_every = g, options, jump_every
+        self.block = device.block_threads(options.block_size, 256, simulator_default=32)
         self.comp = device.full(g.n, -1, np.int64)
         self.ids = device.xp.arange(g.n, dtype=np.int64)
         self.totals = dict.fromkeys(ACC_COUNTS, 0)
@@ -166,30 +172,45 @@ class _Run:
         return self.comp
 
     def trim(self):
-        """Settle every vertex trimming reaches (:mod:`onyx_rapids.kernels.scc`); keep the
-        live in- and out-degrees for the pivot."""
+        """Settle every vertex trimming reaches (:mod:`onyx_rapids.kernels.scc`), counting
+        the live in- and out-degrees that the pivot and later trimming use."""
         g, xp = self.g, device.xp
-        block = device.block_threads(self.options.block_size, 256, simulator_default=32)
-        blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
         self.in_live = xp.empty(g.n, dtype=np.int32)
         self.out_live = xp.empty(g.n, dtype=np.int32)
-        queues = [xp.empty(g.n, dtype=np.int32), xp.empty(g.n, dtype=np.int32)]
-        count = device.zeros(1, np.int64)
-        edges = (g.out_offsets, g.out_indices, g.in_offsets, g.in_indices, self.comp,
-                 self.in_live, self.out_live)
-        ops.launch_kernel("scc trim_start", kernels.trim_start,
-                          device.grid_size(g.n, block, blocks), block, *edges, queues[0], count)
-        size = int(device.to_host(count)[0])
-        rounds = 1
+        self.queues = [xp.empty(g.n, dtype=np.int32), xp.empty(g.n, dtype=np.int32)]
+        self.count = device.zeros(1, np.int64)
+        self.edges = (g.out_offsets, g.out_indices, g.in_offsets, g.in_indices, self.comp,
+                      self.in_live, self.out_live)
+        ops.launch_kernel("scc trim_start", kernels.trim_start, self._grid(g.n), self.block,
+                          *self.edges, self.queues[0], self.count)
+        self.facts["trim_rounds"] += 1
+        self._trim_rounds(int(device.to_host(self.count)[0]))
+        self.facts["trimmed"] += int((self.comp >= 0).sum())
+
+    def release(self, settled):
+        """Trim again from the vertices just ``settled`` (a mask): their live neighbours lose
+        them, and those left with no live in- or out-neighbour settle too."""
+        first = self.queues[0]
+        found = device.xp.flatnonzero(settled).astype(np.int32)
+        first[:found.shape[0]] = found
+        before = int((self.comp >= 0).sum())
+        self._trim_rounds(int(found.shape[0]))
+        self.facts["trimmed"] += int((self.comp >= 0).sum()) - before
+
+    def _trim_rounds(self, size):
+        """Trimming rounds from the ``size`` vertices of ``queues[0]`` until none queues more."""
         while size:
-            count.fill(0)
-            ops.launch_kernel("scc trim_round", kernels.trim_round,
-                              device.grid_size(size, block, blocks), block, *edges, queues[0],
-                              np.int64(size), queues[1], count)
-            queues.reverse()
-            size = int(device.to_host(count)[0])
-            rounds += 1
-        self.facts.update(trim_rounds=rounds, trimmed=int((self.comp >= 0).sum()))
+            self.count.fill(0)
+            ops.launch_kernel("scc trim_round", kernels.trim_round, self._grid(size),
+                              self.block, *self.edges, self.queues[0], np.int64(size),
+                              self.queues[1], self.count)
+            self.queues.reverse()
+            size = int(device.to_host(self.count)[0])
+            self.facts["trim_rounds"] += 1
+
+    def _grid(self, items):
+        blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
+        return device.grid_size(items, self.block, blocks)
 
     def pivot(self, live):
         """Settle the component of the live vertex of largest in-degree x out-degree."""
@@ -225,13 +246,14 @@ class _Run:
 
     def backward(self, color, roots, *, same_offers) -> int:
         """Settle the vertices that reach a root within the root's color (the reverse graph's
-        out-edges); returns how many."""
+        out-edges), then trim from them; returns how many the roots took."""
         mask = frontier.to_mask(roots, self.g.n)
         state = mask.astype(np.int32)
         self._acc(reverse(self.g), state, offer_same_color, settled=reached_or_other,
                   args=dict(color=color), active_in=roots, same_offers=same_offers)
         settled = state != 0
         self.comp[settled] = color[settled]
+        self.release(settled)
         return int(settled.sum())
 
     def jump(self, color) -> bool:
