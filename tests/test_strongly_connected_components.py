@@ -137,14 +137,17 @@ def test_coloring_and_trimming_between_its_rounds(jump_every):
     assert (info.phases > runs) == (jump_every is not None) and info.phases >= runs
 
 
-def test_trimming_walks_chains_to_the_end():
-    """A DAG (a path with a diamond hanging off it) is settled by trimming alone: each end
-    of the path is walked by one thread in one round."""
-    edges = [(i, i + 1) for i in range(11)] + [(20, 21), (20, 22), (21, 5), (22, 5)]
+@pytest.mark.parametrize("fused", [True, False])
+def test_trimming_walks_chains_to_the_end(fused):
+    """A DAG (a path of 24 with a diamond hanging off it) is settled by trimming alone; a
+    thread walks up to TRIM_FOLLOW links of the path per round, so its two ends meet in
+    a few rounds rather than twelve."""
+    assert scc_module.TRIM_FOLLOW == 4
+    edges = [(i, i + 1) for i in range(23)] + [(30, 31), (30, 32), (31, 5), (32, 5)]
     g = Graph.from_edgelist(pd.DataFrame(edges[::-1], columns=["src", "dst"]), directed=True)
-    df, info = strongly_connected_components(g, return_info=True)
+    df, info = strongly_connected_components(g, fused=fused, return_info=True)
     assert (_frame(df)["labels"] == _frame(df)["vertex"]).all()
-    assert info.trimmed == g.n and info.phases == 0 and info.trim_rounds <= 3
+    assert info.trimmed == g.n and info.phases == 0 and info.trim_rounds <= 6
 
 
 def test_pointer_jumping_follows_colors_to_their_end():

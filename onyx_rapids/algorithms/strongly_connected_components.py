@@ -52,6 +52,9 @@ from ..registry import algorithm
 from ._common import Info, finish
 from .connected_components import smallest_ids
 
+#: Vertices one thread removes in a row in a trimming round (a chain's next link goes on in
+#: the same thread, up to this many; the rest wait for the next round).
+TRIM_FOLLOW = 4
 #: Edge positions written per pass when the reverse graph's edge ids are built in host memory.
 REVERSE_BLOCK = 1 << 26
 NAME = "strongly_connected_components"
@@ -177,35 +180,51 @@ class _Run:
         g, xp = self.g, device.xp
         self.in_live = xp.empty(g.n, dtype=np.int32)
         self.out_live = xp.empty(g.n, dtype=np.int32)
-        self.queues = [xp.empty(g.n, dtype=np.int32), xp.empty(g.n, dtype=np.int32)]
-        self.count = device.zeros(1, np.int64)
+        self.queues = xp.empty((2, g.n), dtype=np.int32)
+        self.counts = device.zeros(3, np.int64)
         self.edges = (g.out_offsets, g.out_indices, g.in_offsets, g.in_indices, self.comp,
                       self.in_live, self.out_live)
+        count = self.counts[:1]
         ops.launch_kernel("scc trim_start", kernels.trim_start, self._grid(g.n), self.block,
-                          *self.edges, self.queues[0], self.count)
+                          *self.edges, self.queues[0], count)
         self.facts["trim_rounds"] += 1
-        self._trim_rounds(int(device.to_host(self.count)[0]))
+        self._trim_rounds(int(device.to_host(count)[0]))
         self.facts["trimmed"] += int((self.comp >= 0).sum())
 
     def release(self, settled):
         """Trim again from the vertices just ``settled`` (a mask): their live neighbours lose
         them, and those left with no live in- or out-neighbour settle too."""
-        first = self.queues[0]
         found = device.xp.flatnonzero(settled).astype(np.int32)
-        first[:found.shape[0]] = found
+        self.queues[0, :found.shape[0]] = found
         before = int((self.comp >= 0).sum())
         self._trim_rounds(int(found.shape[0]))
         self.facts["trimmed"] += int((self.comp >= 0).sum()) - before
 
     def _trim_rounds(self, size):
-        """Trimming rounds from the ``size`` vertices of ``queues[0]`` until none queues more."""
+        """Trimming rounds from the ``size`` vertices of ``queues[0]`` until none queues more:
+        one persistent kernel (``fused``) or a launch and a count read per round."""
+        follow = np.int64(TRIM_FOLLOW)
+        if not size:
+            return
+        self.counts.fill(0)
+        if self.options.fused:
+            out = device.zeros(1, np.int64)
+            call = self.edges + (self.queues, self.counts, np.int64(size), follow, out)
+            grid = 1
+            if not device.is_simulator():
+                grid = min(device.multiprocessor_count() * (2048 // self.block),
+                           device.cooperative_blocks(kernels.trim_fused, call, self.block))
+            ops.launch_kernel("scc trim_fused", kernels.trim_fused, grid, self.block, *call)
+            self.facts["trim_rounds"] += int(device.to_host(out)[0])
+            return
+        count, here = self.counts[:1], 0
         while size:
-            self.count.fill(0)
+            count.fill(0)
             ops.launch_kernel("scc trim_round", kernels.trim_round, self._grid(size),
-                              self.block, *self.edges, self.queues[0], np.int64(size),
-                              self.queues[1], self.count)
-            self.queues.reverse()
-            size = int(device.to_host(self.count)[0])
+                              self.block, *self.edges, self.queues[here], np.int64(size),
+                              follow, self.queues[1 - here], count)
+            here = 1 - here
+            size = int(device.to_host(count)[0])
             self.facts["trim_rounds"] += 1
 
     def _grid(self, items):
