@@ -30,7 +30,8 @@ coloring.
 Every reachability and propagation is a run of the Active-Compute-Combine engine
 (:func:`onyx_rapids.acc`): change-driven (only vertices that moved offer), push / pull per
 iteration as ``direction`` says, with the engine's ``filter`` / ``fused`` / ``edge_access``
-options; a fused run keeps all the hops of a long-diameter graph in one persistent kernel.
+options; a fused run keeps all the hops of a long-diameter graph in one persistent kernel
+(``fused`` also runs the trimming rounds in one).
 Backward runs go over the reverse graph, whose out-edges are the graph's in-edges (its CSC).
 ``jump_every`` adds pointer jumping to the coloring: after that many rounds every color jumps
 to its color's color (color(v) <- color(color(v))) until none moves, which is valid because a
@@ -107,9 +108,9 @@ def strongly_connected_components(g, *, jump_every=None, execution, return_info=
         (default): the coloring propagates to its end without jumping.
     execution : Execution, optional
         How to run (also as keywords): ``direction`` ("auto"), ``pull_fraction``,
-        ``filter``, ``threshold``, ``fused`` (True: each reachability and propagation is one
-        persistent kernel), ``block_size`` and ``edge_access``, as for
-        :func:`onyx_rapids.acc`.
+        ``filter``, ``threshold``, ``fused`` (True: the trimming rounds, and each
+        reachability and propagation, are one persistent kernel each), ``block_size`` and
+        ``edge_access``, as for :func:`onyx_rapids.acc`.
     return_info : bool
         Also return a RunInfo: ``iterations`` (of the engine, all runs together),
         ``trim_rounds``, ``trimmed`` (vertices the trimming settled), ``pivot_component``
