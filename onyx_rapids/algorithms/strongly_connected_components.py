@@ -71,7 +71,7 @@ def offer_color(u, v, e, state, comp):
 
 @cuda.jit(device=True)
 def cannot_rise(v, state, comp, top):
-    return comp[v] >= 0 or state[v] >= top
+    return comp[v] >= 0 or state[v] >= top[0]
 
 
 @cuda.jit(device=True)
@@ -261,7 +261,8 @@ class _Run:
     def forward(self, color, *, top, active_in, same_offers, max_iter=None):
         """Colors along the out-edges of live vertices, in place (max-combine)."""
         return self._acc(self.g, color, offer_color, settled=cannot_rise,
-                         args=dict(comp=self.comp, top=np.int64(top)), active_in=active_in,
+                         args=dict(comp=self.comp, top=device.full(1, top, np.int64)),
+                         active_in=active_in,
                          same_offers=same_offers, max_iter=max_iter)
 
     def backward(self, color, roots, *, same_offers) -> int:
