@@ -217,14 +217,14 @@ def _check_against_scipy(g, **variant):
     return info, np.bincount(expected).max()
 
 
-def _road(side, drop, seed):
-    """The side x side grid with a fraction ``drop`` of its edges deleted, each kept edge
-    given a random direction, or both (a third of them): many small components and long
-    detours."""
+def _road(side, drop, both, seed):
+    """The side x side grid with a fraction ``drop`` of its edges deleted, a fraction
+    ``both`` of the rest kept both ways and the others one way, at random: long detours, and
+    without ``both`` no giant component but many small cycles."""
     rng = np.random.default_rng(seed)
     df = datasets.grid_2d(side, side)
     df = df[rng.random(len(df)) >= drop]
-    way = rng.integers(0, 3, len(df))
+    way = np.where(rng.random(len(df)) < both, 2, rng.integers(0, 2, len(df)))  # 2: both
     src = np.r_[df["src"][way != 1], df["dst"][way != 0]]
     dst = np.r_[df["dst"][way != 1], df["src"][way != 0]]
     return Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst}),
@@ -240,10 +240,11 @@ def test_gpu_rmat_against_scipy(variant):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("side, drop", [(512, 0.1), (1024, 0.0)])
-def test_gpu_road_grid_against_scipy(side, drop):
-    info, _ = _check_against_scipy(_road(side, drop, seed=side))
-    assert info.coloring_rounds >= 1
+def test_gpu_road_grid_against_scipy():
+    info, giant = _check_against_scipy(_road(512, 0.1, both=0.4, seed=1))
+    assert info.pivot_component == giant  # a giant of long detours, in one step
+    info, _ = _check_against_scipy(_road(1024, 0.0, both=0.0, seed=2))
+    assert info.coloring_rounds >= 1  # thousands of small cycles: the coloring's work
 
 
 @pytest.mark.gpu
