@@ -233,7 +233,7 @@ class _Run:
         return device.grid_size(items, self.block, blocks)
 
     def pivot(self, live):
-        """Settle the component of the live vertex of largest in-degree x out-degree."""
+        """Settle the component of the live vertex of largest live in-degree x out-degree."""
         xp = device.xp
         score = self.in_live.astype(np.int64) * self.out_live.astype(np.int64)
         pivot = int(xp.argmax(xp.where(live, score, -1)))
