@@ -27,6 +27,7 @@ from .algorithms.multi_manifold_ranking import multi_manifold_ranking
 from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank
 from .algorithms.sssp import sssp
+from .algorithms.strongly_connected_components import strongly_connected_components
 from .algorithms._common import RunInfo
 from .execution import Execution
 from .graph import Graph
@@ -40,7 +41,7 @@ ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
     "ALGORITHMS", "AccOptions", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
-    "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
+    "feature_propagation", "foldmap", "frontier", "label_propagation", "minimum_spanning_tree", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
-    "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",
+    "personalized_pagerank", "properties", "sssp", "strongly_connected_components", "vertexmap", "weakly_connected_components",
 ]

@@ -176,6 +176,7 @@ CHECKS = {
     "core_number": _check_core_number,
     "k_core": _check_k_core,
     "minimum_spanning_tree": _check_minimum_spanning_tree,
+    "strongly_connected_components": _check_components,  # karate taken both ways
 }
 
 
@@ -199,7 +200,7 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
 
 
 def test_registry_is_complete_and_listed(capsys):
-    assert len(registry.ALGORITHMS) == 14
+    assert len(registry.ALGORITHMS) == 15
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
     for name, spec in registry.ALGORITHMS.items():
