@@ -150,6 +150,20 @@ def _check_k_core(df):  # k = 2: every member but vertex 11, karate's one leaf
     assert (df["core_number"] >= 2).all()
 
 
+def _check_betweenness(df):  # every vertex a source: NetworkX's exact values on karate
+    import networkx as nx
+    exact = nx.betweenness_centrality(nx.karate_club_graph())
+    assert np.allclose(df["betweenness_centrality"], [exact[v] for v in df["vertex"]])
+
+
+def _check_edge_betweenness(df):
+    import networkx as nx
+    exact = nx.edge_betweenness_centrality(nx.karate_club_graph())
+    assert len(df) == len(exact) and (df["src"] < df["dst"]).all()
+    assert np.allclose(df["betweenness_centrality"],
+                       [exact[(u, v)] for u, v in zip(df["src"], df["dst"])])
+
+
 CHECKS = {
     "pagerank": _check_pagerank,
     "personalized_pagerank": _check_personalized_pagerank,
@@ -164,6 +178,8 @@ CHECKS = {
     "weakly_connected_components": _check_components,
     "core_number": _check_core_number,
     "k_core": _check_k_core,
+    "betweenness_centrality": _check_betweenness,
+    "edge_betweenness_centrality": _check_edge_betweenness,
 }
 
 
@@ -177,8 +193,9 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
     assert f"algorithm:  {name}" in err and "iterations:" in err and "wall time:" in err
     df = pd.read_parquet(out)
     assert sorted(df.columns) == sorted(expand_columns(spec, df.columns))
-    assert len(df) == len(df.drop_duplicates(["side", "vertex"] if "side" in df else "vertex"))
-    if spec.graph != "bipartite" and name != "k_core":
+    keys = ["side", "vertex"] if "side" in df else ["src", "dst"] if "src" in df else "vertex"
+    assert len(df) == len(df.drop_duplicates(keys))
+    if spec.graph != "bipartite" and name != "k_core" and "vertex" in df:
         assert sorted(df["vertex"]) == list(range(KARATE_N))
     numeric = df.drop(columns=["side"], errors="ignore").select_dtypes("number")
     assert not numeric.isna().any().drop("predecessor", errors="ignore").any()
@@ -186,7 +203,7 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
 
 
 def test_registry_is_complete_and_listed(capsys):
-    assert len(registry.ALGORITHMS) == 13
+    assert len(registry.ALGORITHMS) == 15
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
     for name, spec in registry.ALGORITHMS.items():

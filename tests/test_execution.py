@@ -13,7 +13,8 @@ from onyx_rapids import Execution, registry
 
 EXPECTED = {"pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",
             "als", "belief_propagation", "multi_manifold_ranking", "multimodal_learning", "bfs",
-            "sssp", "weakly_connected_components", "core_number", "k_core"}
+            "sssp", "weakly_connected_components", "core_number", "k_core",
+            "betweenness_centrality", "edge_betweenness_centrality"}
 
 
 def _path():
@@ -29,7 +30,7 @@ def test_every_public_algorithm_is_registered_with_its_function():
         params = inspect.signature(spec.function).parameters
         for item in spec.inputs:  # every declared input is a parameter of the function
             assert item.name in params, (name, item.name)
-        assert spec.columns[0] in ("vertex", "side") and spec.options is not None
+        assert spec.columns[0] in ("vertex", "side", "src") and spec.options is not None
 
 
 @pytest.mark.parametrize("options, match", [
