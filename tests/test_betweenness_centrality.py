@@ -17,20 +17,16 @@ import pytest
 import oracles_betweenness as oracle
 from graphs import csr_edges
 from onyx_rapids import (Graph, betweenness_centrality, cli, datasets, device,
-                         edge_betweenness_centrality, registry)
+                         edge_betweenness_centrality, io, registry)
 from onyx_rapids.algorithms import betweenness_centrality as bc_module
 
 RTOL = 1e-9
 NFA = dict(feature_aware=False)
 
 
-def _frame(edges, **kw):
-    return pd.DataFrame(edges, columns=["src", "dst"]) if not isinstance(edges, pd.DataFrame) \
-        else edges
-
-
 def _graph(edges, directed=False, vertices=None):
-    return Graph.from_edgelist(_frame(edges), directed=directed, vertices=vertices)
+    return Graph.from_edgelist(pd.DataFrame(edges, columns=["src", "dst"]), directed=directed,
+                               vertices=vertices)
 
 
 def _shapes():
@@ -72,6 +68,7 @@ def _oracle_ebc(g, sources=None, **kw):
 
 
 def _check_bc(g, df, expected):
+    df = io.to_pandas(df)  # (a cuDF frame on a GPU)
     assert list(df.columns) == ["vertex", "betweenness_centrality"]
     assert df["vertex"].tolist() == list(g.id_map.original())
     np.testing.assert_allclose(df["betweenness_centrality"].to_numpy(), expected, rtol=RTOL,
@@ -79,6 +76,7 @@ def _check_bc(g, df, expected):
 
 
 def _check_ebc(g, df, expected):
+    df = io.to_pandas(df)
     assert list(df.columns) == ["src", "dst", "betweenness_centrality"]
     u, v = _internal(g, df["src"].tolist()), _internal(g, df["dst"].tolist())
     keys = list(zip(u.tolist(), v.tolist()))
@@ -285,6 +283,10 @@ def test_cli_k_on_the_embedded_graph(capsys, tmp_path):
     df = pd.read_parquet(out)
     np.testing.assert_allclose(df["betweenness_centrality"], [exact[v] for v in df["vertex"]],
                                rtol=RTOL)
+    # weighted betweenness is refused as a usage error (exit 2, one line)
+    code = cli.main(["run", "betweenness_centrality", "--param", "weight=weight", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "weighted betweenness (shortest paths by weight" in err
 
 
 # ------------------------------------------------------------------------------ on a GPU
