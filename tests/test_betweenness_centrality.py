@@ -80,8 +80,11 @@ def _check_ebc(g, df, expected):
     assert list(df.columns) == ["src", "dst", "betweenness_centrality"]
     u, v = _internal(g, df["src"].tolist()), _internal(g, df["dst"].tolist())
     keys = list(zip(u.tolist(), v.tolist()))
-    if not g.directed:
-        assert all(a <= b for a, b in keys)  # each undirected edge once
+    if not g.directed:  # each undirected edge once, src <= dst
+        keys = [(min(a, b), max(a, b)) for a, b in keys]
+        assert len(set(keys)) == len(keys)
+        if g.id_map.labels is None:
+            assert (df["src"] <= df["dst"]).all()
     assert sorted(keys) == sorted(expected)
     got = df["betweenness_centrality"].to_numpy()
     np.testing.assert_allclose(got, [expected[key] for key in keys], rtol=RTOL, atol=1e-12)
@@ -175,6 +178,8 @@ def test_sample_sources_is_the_draw_the_call_uses_and_repeats():
     # a reordered graph draws the same vertices (ascending ids), so the values per id agree
     h = g.reorder("degree")
     assert sorted(bc_module.sample_sources(h, 6, 42)) == sorted(drawn)
+    _check_ebc(h, edge_betweenness_centrality(h, sources=[4, 0], **NFA),
+               _oracle_ebc(h, [4, 0]))
     per_id = betweenness_centrality(h, k=6, seed=42, **NFA).set_index("vertex")
     np.testing.assert_allclose(per_id.loc[by_k["vertex"], "betweenness_centrality"].to_numpy(),
                                by_k["betweenness_centrality"].to_numpy(), rtol=RTOL)

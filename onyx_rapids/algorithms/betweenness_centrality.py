@@ -366,8 +366,9 @@ def edge_betweenness_centrality(g, k=None, normalized=True, seed=None, sources=N
                                 weight=None, *, execution, return_info=False):
     """Betweenness of every edge: ``src``, ``dst``, ``betweenness_centrality`` (float64) in
     original ids, as NetworkX's and cuGraph's ``edge_betweenness_centrality``: a directed
-    graph's edges in CSR order; an undirected graph's each once (``src`` the end first in
-    the graph's vertex order), its value summed over both directions.
+    graph's edges in CSR order; an undirected graph's each once with ``src <= dst`` (as
+    cuGraph's; labels: in their codes' order; bipartite: ``src`` on the left side), its value
+    summed over both directions.
 
     Parameters as :func:`betweenness_centrality` (no ``endpoints``: an edge's paths always
     count their ends); normalized divides by the ``K (n - 1)`` ordered pairs.
@@ -394,11 +395,14 @@ def edge_betweenness_centrality(g, k=None, normalized=True, seed=None, sources=N
 
 
 def _edge_frame(g, values, info, return_info):
-    """The result frame of edge values (CSR order): an undirected graph's edges once."""
+    """The result frame of edge values (CSR order): an undirected graph's edges once, from
+    the end of the smaller id (of the smaller label code; on a bipartite graph the left side)."""
     keep = None
     if not g.directed and g.m:
         values = values + values[g.reverse_edge]  # (a self-loop is its own reverse: 0 + 0)
-        keep = device.to_host(device.xp.flatnonzero(g.edge_sources <= g.out_indices))
+        rank = g.vertices if g.sides is None else device.xp.arange(g.n)
+        keep = device.to_host(device.xp.flatnonzero(rank[g.edge_sources]
+                                                    <= rank[g.out_indices]))
     df = io.to_edge_frame(g, {"betweenness_centrality": values})
     df = df[["src", "dst", "betweenness_centrality"]]
     if keep is not None:
