@@ -160,7 +160,8 @@ def test_edge_betweenness_of_sampled_sources(shape):
 def test_sources_given_by_label_and_k_equal_to_n():
     g = SHAPES["labelled"]
     sources = ["c", "a", "f"]
-    _check_bc(g, betweenness_centrality(g, sources=sources, **NFA), _oracle_bc(g, sources))
+    _check_bc(g, betweenness_centrality(g, sources=pd.Series(sources), **NFA),
+              _oracle_bc(g, sources))
     _check_ebc(g, edge_betweenness_centrality(g, sources=sources, **NFA),
                _oracle_ebc(g, sources))
     every = betweenness_centrality(g, k=g.n, seed=1, **NFA)  # every vertex, in random order

@@ -6,7 +6,7 @@ by Brandes' algorithm run for many sources at once.
 Per source s, Brandes: a breadth-first search counts the shortest paths ``sigma(s, v)``, then
 the dependencies are accumulated level by level, farthest first,
 
-    delta(s, v) = sum_{w : v -> w, d(s, w) = d(s, v) + 1} sigma(s, v) / sigma(s, w) * (1 + delta(s, w))
+    delta(s, v) = sum_{v -> w, d(s, w) = d(s, v) + 1} sigma(s, v) / sigma(s, w) (1 + delta(s, w))
 
 and ``bc(v) = sum_{s != v} delta(s, v)``.  Here a batch of k sources runs as k *lanes* of
 n x k properties, the way the k-source bfs runs (:mod:`.bfs`): hop distances ``dist`` (int32),
@@ -146,6 +146,8 @@ def _sources(g, k, seed, sources):
         raise ValueError(f"seed={seed!r} seeds the sampling of k sources; without k it would "
                          "be ignored: pass k, or drop seed")
     if sources is not None:
+        if io.is_series(sources):  # a pandas or cuDF Series of ids (cuGraph's k=Series)
+            sources = (sources.to_pandas() if hasattr(sources, "to_pandas") else sources).tolist()
         chosen = inputs.starts(g, None, sources)
         unique, counts = np.unique(chosen, return_counts=True)
         if (counts > 1).any():
@@ -167,8 +169,11 @@ def rescale_factors(n: int, count: int, every: bool, *, normalized: bool, direct
     graph halves (each pair counted both ways).  Sampled sources without endpoints: a source
     counts ``K - 1`` other sources (NaN when K = 1).  ``N < 2``: no scaling.
 
+    The undirected 3-path counts the middle vertex on the ordered pairs (0, 2) and (2, 0),
+    a raw 2, normalized by the 2 pairs it can lie between:
+
     >>> rescale_factors(3, 3, True, normalized=True, directed=False, endpoints=False)
-    (1.0, 1.0)
+    (0.5, 0.5)
     """
     N = n if endpoints else n - 1
     if N < 2:
@@ -318,7 +323,7 @@ def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=Non
         Count a path's two ends among the vertices it passes.
     seed : int, optional
         Seeds the sampling of ``k`` sources (None: a fresh draw each call); only with ``k``.
-    sources : list of vertex ids, optional
+    sources : list (or Series) of vertex ids, optional
         The sources themselves (cuGraph's ``k=list``), scaled as ``k`` sampled ones; not with
         ``k``.
     weight : None
@@ -336,7 +341,8 @@ def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=Non
 
     Example::
 
-        >>> betweenness_centrality(g, k=64, seed=1).nlargest(3, "betweenness_centrality")  # doctest: +SKIP
+        >>> bc = betweenness_centrality(g, k=64, seed=1)             # doctest: +SKIP
+        >>> bc.nlargest(3, "betweenness_centrality")                  # doctest: +SKIP
     """
     name = "betweenness_centrality"
     starts, every, info = _start(g, name, k, seed, sources, weight, execution)
@@ -375,7 +381,8 @@ def edge_betweenness_centrality(g, k=None, normalized=True, seed=None, sources=N
 
     Example::
 
-        >>> edge_betweenness_centrality(g, k=64, seed=1)["betweenness_centrality"].max()  # doctest: +SKIP
+        >>> ebc = edge_betweenness_centrality(g, k=64, seed=1)        # doctest: +SKIP
+        >>> ebc.nlargest(3, "betweenness_centrality")                 # doctest: +SKIP
     """
     name = "edge_betweenness_centrality"
     starts, every, info = _start(g, name, k, seed, sources, weight, execution)
