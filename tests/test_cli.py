@@ -161,6 +161,20 @@ def _check_minimum_spanning_tree(df):  # karate: connected, weighted by default
     assert abs(df["weight"].astype(np.float64).sum() - minimum_spanning_tree(matrix).sum()) < 1e-9
 
 
+def _check_betweenness(df):  # every vertex a source: NetworkX's exact values on karate
+    import networkx as nx
+    exact = nx.betweenness_centrality(nx.karate_club_graph())
+    assert np.allclose(df["betweenness_centrality"], [exact[v] for v in df["vertex"]])
+
+
+def _check_edge_betweenness(df):
+    import networkx as nx
+    exact = nx.edge_betweenness_centrality(nx.karate_club_graph())
+    assert len(df) == len(exact) and (df["src"] < df["dst"]).all()
+    assert np.allclose(df["betweenness_centrality"],
+                       [exact[(u, v)] for u, v in zip(df["src"], df["dst"])])
+
+
 CHECKS = {
     "pagerank": _check_pagerank,
     "personalized_pagerank": _check_personalized_pagerank,
@@ -177,6 +191,8 @@ CHECKS = {
     "k_core": _check_k_core,
     "minimum_spanning_tree": _check_minimum_spanning_tree,
     "strongly_connected_components": _check_components,  # karate taken both ways
+    "betweenness_centrality": _check_betweenness,
+    "edge_betweenness_centrality": _check_edge_betweenness,
 }
 
 
@@ -200,7 +216,7 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
 
 
 def test_registry_is_complete_and_listed(capsys):
-    assert len(registry.ALGORITHMS) == 15
+    assert len(registry.ALGORITHMS) == 17
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
     for name, spec in registry.ALGORITHMS.items():

@@ -14,7 +14,8 @@ from onyx_rapids import Execution, registry
 EXPECTED = {"pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",
             "als", "belief_propagation", "multi_manifold_ranking", "multimodal_learning", "bfs",
             "sssp", "weakly_connected_components", "core_number", "k_core",
-            "minimum_spanning_tree", "strongly_connected_components"}
+            "minimum_spanning_tree", "strongly_connected_components", "betweenness_centrality",
+            "edge_betweenness_centrality"}
 
 
 def _path():
