@@ -141,7 +141,8 @@ def forest_violations(view, f: dict) -> int:
         (np.ones(f["edges"]), (device.to_host(fs), device.to_host(fd))), shape=(n, n)),
         directed=False)
     label = device.asarray(label)
-    joins = int((label[view.edge_sources] != label[view.out_indices]).sum())
+    joins = int((label[view.edge_sources] != label[view.out_indices]).sum()) // (
+        1 if view.directed else 2)  # an undirected edge is stored both ways
     keys = view.edge_sources.astype(np.int64) * n + view.out_indices.astype(np.int64)
     order = xp.argsort(keys)
     want = fs * n + fd
