@@ -22,10 +22,12 @@ from .algorithms.connected_components import weakly_connected_components
 from .algorithms.core_number import core_number, k_core
 from .algorithms.feature_propagation import feature_propagation
 from .algorithms.label_propagation import label_propagation
+from .algorithms.minimum_spanning_tree import minimum_spanning_tree
 from .algorithms.multi_manifold_ranking import multi_manifold_ranking
 from .algorithms.multimodal_learning import multimodal_learning
 from .algorithms.pagerank import pagerank, personalized_pagerank
 from .algorithms.sssp import sssp
+from .algorithms.strongly_connected_components import strongly_connected_components
 from .algorithms._common import RunInfo
 from .execution import Execution
 from .graph import Graph
@@ -41,5 +43,5 @@ __all__ = [
     "ALGORITHMS", "AccOptions", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
-    "personalized_pagerank", "properties", "sssp", "vertexmap", "weakly_connected_components",
+    "personalized_pagerank", "properties", "sssp", "strongly_connected_components", "vertexmap", "weakly_connected_components",
 ]

@@ -300,7 +300,8 @@ def cmd_list(args) -> int:
         options = ", ".join(name if legal is None else f"{name} in {'/'.join(map(str, legal))}"
                             for name, legal in d["options"].items()) or "-"
         graph = {"any": "any graph", "undirected": "undirected graph",
-                 "bipartite": "bipartite graph (--left/--right)"}[spec.graph]
+                 "bipartite": "bipartite graph (--left/--right)",
+                 "directed": "directed graph"}[spec.graph]
         print(f"{spec.name}: {spec.summary}")
         _print_table([
             ("  graph", f"{graph}; weights {spec.weights}"),
@@ -458,9 +459,11 @@ def _load_graph(args, spec, progress):
     extra = dict(multigraph=True) if args.multigraph else {}
     extra["placement"] = args.placement
     bipartite = spec.graph == "bipartite"
-    if args.directed and spec.graph != "any":
+    if args.directed and spec.graph not in ("any", "directed"):
         raise CLIError(f"--directed: {spec.name} runs on an undirected "
                        f"{'bipartite ' if bipartite else ''}graph; drop --directed")
+    if args.undirected and spec.graph == "directed":
+        raise CLIError(f"--undirected: {spec.name} runs on a directed graph; drop --undirected")
     undirected = args.undirected or spec.graph == "undirected"
 
     if given is None and bipartite:
@@ -484,6 +487,13 @@ def _load_graph(args, spec, progress):
                 raise CLIError(f"--directed: the embedded graph {name!r} is undirected (each "
                                "edge listed once); drop --directed")
             directed = d["directed"] and not undirected
+            if spec.graph == "directed" and not directed:
+                import pandas as pd
+
+                progress(f"{spec.name} runs on a directed graph: each edge taken both ways")
+                edges = pd.concat([edges, edges.rename(columns={src: dst, dst: src})],
+                                  ignore_index=True)
+                directed = True
             g = Graph.from_edgelist(edges, src, dst, weight, directed=directed, **extra)
         where, dataset = f"{name} (embedded)", name
     elif args.dataset is not None:
@@ -500,7 +510,8 @@ def _load_graph(args, spec, progress):
             if not os.path.exists(given):
                 raise CLIError(f"--graph {given!r}: no such file")
             with _logged_to(progress, "onyx_rapids.host_build"):  # the chunked build's passes
-                g = Graph.from_parquet(given, src, dst, weight, directed=args.directed,
+                g = Graph.from_parquet(given, src, dst, weight,
+                                       directed=args.directed or spec.graph == "directed",
                                        **extra)
         where, dataset = given, None
     else:
@@ -833,7 +844,8 @@ def build_parser() -> argparse.ArgumentParser:
     way = gg.add_mutually_exclusive_group()
     way.add_argument("--directed", action="store_true",
                      help="read each row of a Parquet file as the one-way edge src->dst "
-                          "(default: undirected, as cuGraph and NetworkX; the default before "
+                          "(default: undirected, as cuGraph and NetworkX, but directed for "
+                          "the algorithms that need a directed graph; the default before "
                           "0.2 was directed)")
     way.add_argument("--undirected", action="store_true",
                      help="treat the edges as undirected (the default for a Parquet file; "

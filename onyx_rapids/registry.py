@@ -42,7 +42,7 @@ from .execution import OPTIONS, Execution
 __all__ = ["ALGORITHMS", "CHANGED", "PARAMS", "Algorithm", "Input", "Refuse", "algorithm", "get",
            "unsupported", "variant_name"]
 
-GRAPH_KINDS = ("any", "undirected", "bipartite")
+GRAPH_KINDS = ("any", "undirected", "bipartite", "directed")
 WEIGHTS = ("used", "required", "ignored")
 #: The axes of the variant matrix (ONYX Table 7.2 for the propagations, SIMD-X's for traversals)
 VARIANT_AXES = ("feature_aware", "change_driven", "fold", "direction", "filter", "fused")

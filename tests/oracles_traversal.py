@@ -1,13 +1,13 @@
 """Float64 / integer reference implementations (test oracles) of the traversal algorithms of
-docs/algorithms.md (bfs, sssp, weakly connected components, core number / k-core), written
-from that contract alone.
+docs/algorithms.md (bfs, sssp, weakly and strongly connected components, core number / k-core,
+minimum spanning forest), written from that contract alone.
 
 Like ``oracles.py`` they take plain NumPy edge arrays in internal vertex ids (0..n-1): ``src`` and
 ``dst`` hold the directed edges u -> v, and edge weights are given per edge in the same order.
 They share no code with the package's kernels and do not import ``onyx_rapids``; the traversals
-are written out by hand (a plain queue BFS, a heapq Dijkstra, a hand-written union-find, the
-Batagelj-Zaversnik bucket peeling), so that networkx and scipy stay independent references for
-the tests of the oracles themselves (``test_oracles_traversal.py``).
+are written out by hand (a plain queue BFS, a heapq Dijkstra, a hand-written union-find,
+Tarjan's depth-first search, the Batagelj-Zaversnik bucket peeling), so that networkx and scipy
+stay independent references for the tests of the oracles themselves (``test_oracles_traversal.py``).
 
 Conventions of the contract:
 
@@ -18,9 +18,12 @@ Conventions of the contract:
   zero-weight edges are real edges (distance exactly 0 along them), self-loops never shorten a path.
 * predecessors: -1 for the source and for unreachable vertices; any valid parent passes
   (``check_predecessors``).
-* weakly connected components are labelled by the smallest ORIGINAL vertex id of the component.
+* weakly and strongly connected components are labelled by the smallest ORIGINAL vertex id of
+  the component.
 * core numbers are those of the simple undirected view: directions dropped, parallel edges merged,
   self-loops removed.
+* the minimum spanning forest takes an undirected edge list (each edge once); among edges of equal
+  weight the earlier in the list comes first, which makes the forest unique.
 """
 
 from __future__ import annotations
@@ -310,16 +313,70 @@ def weakly_connected_components(n, src, dst, ids):
                 a, b = b, a
             parent[b] = a
             size[a] += size[b]
-    roots = np.array([find(x) for x in range(n)], dtype=np.int64)
+    return _smallest_ids([find(x) for x in range(n)], ids)
+
+
+def _smallest_ids(roots, ids):
+    """Per vertex, the smallest ``ids[x]`` over the vertices x with its ``roots`` entry (any
+    name of its component)."""
     best = {}
-    for x, r in enumerate(roots.tolist()):
-        i = ids[x]
-        if r not in best or i < best[r]:
-            best[r] = i
-    labels = np.empty(n, dtype=ids.dtype)
-    for x, r in enumerate(roots.tolist()):
+    for x, r in enumerate(roots):
+        if r not in best or ids[x] < best[r]:
+            best[r] = ids[x]
+    labels = np.empty(len(roots), dtype=ids.dtype)
+    for x, r in enumerate(roots):
         labels[x] = best[r]
     return labels
+
+
+# ---------------------------------------------------------------------------------------------
+# strongly connected components
+
+
+def strongly_connected_components(n, src, dst, ids):
+    """Labels (length n, dtype of ``ids``): the smallest original id ``ids[u]`` over the
+    strongly connected component of each vertex (u and v share one when each reaches the
+    other along directed edges), by Tarjan's algorithm written without recursion: a depth-first
+    search numbers the vertices in visiting order, ``low[v]`` is the smallest number reachable
+    from v's subtree by one edge into a vertex still on the stack, and v roots a component
+    exactly when ``low[v]`` is its own number, which then pops off the stack."""
+    src, dst = _edges(n, src, dst)
+    ids = np.asarray(ids)
+    if ids.shape != (n,):
+        raise ValueError("ids must give one original id per vertex")
+    out = _out_lists(n, src, dst)
+    number, low, on_stack = [-1] * n, [0] * n, [False] * n
+    root, stack, counter = [-1] * n, [], 0
+    for start in range(n):
+        if number[start] >= 0:
+            continue
+        work = [(start, 0)]  # (vertex, index of its next out-edge)
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                number[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack[v] = True
+            if i < len(out[v]):
+                work.append((v, i + 1))
+                w = out[v][i]
+                if number[w] < 0:
+                    work.append((w, 0))
+                elif on_stack[w]:
+                    low[v] = min(low[v], number[w])
+                continue
+            if low[v] == number[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack[w] = False
+                    root[w] = v
+                    if w == v:
+                        break
+            if work:  # back in the parent: its low takes the child's
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return _smallest_ids(root, ids)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -386,3 +443,37 @@ def k_core(n, src, dst, k):
                     alive[u] = False
                     stack.append(u)
     return np.array(alive, dtype=bool)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 36: minimum spanning forest
+
+
+def minimum_spanning_forest(n, src, dst, weights):
+    """Positions (ascending, int64) in the undirected edge list ``src``, ``dst``, ``weights``
+    (each edge once, in either orientation; self-loops and parallel edges allowed) of its
+    minimum spanning forest, by Kruskal's algorithm: the edges in ascending (weight, position)
+    order, each kept when its ends are still in different trees of a hand-written union-find.
+    Weights are finite and non-negative; ties go to the earlier position, so the forest is
+    unique."""
+    src, dst = _edges(n, src, dst)
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    if w.shape != src.shape:
+        raise ValueError("weights must give one value per edge")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("spanning forest weights must be finite and non-negative")
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    kept = []
+    for i in np.lexsort((np.arange(len(w)), w)).tolist():
+        a, b = find(int(src[i])), find(int(dst[i]))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+            kept.append(i)
+    return np.sort(np.array(kept, dtype=np.int64))

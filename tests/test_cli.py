@@ -164,6 +164,7 @@ CHECKS = {
     "weakly_connected_components": _check_components,
     "core_number": _check_core_number,
     "k_core": _check_k_core,
+    "strongly_connected_components": _check_components,  # karate taken both ways
 }
 
 
@@ -186,7 +187,7 @@ def test_every_algorithm_runs(capsys, tmp_path, name):
 
 
 def test_registry_is_complete_and_listed(capsys):
-    assert len(registry.ALGORITHMS) == 13
+    assert len(registry.ALGORITHMS) == 14
     code, out, _ = run_cli(capsys, "list")
     assert code == 0
     for name, spec in registry.ALGORITHMS.items():

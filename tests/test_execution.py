@@ -13,7 +13,8 @@ from onyx_rapids import Execution, registry
 
 EXPECTED = {"pagerank", "personalized_pagerank", "label_propagation", "feature_propagation",
             "als", "belief_propagation", "multi_manifold_ranking", "multimodal_learning", "bfs",
-            "sssp", "weakly_connected_components", "core_number", "k_core"}
+            "sssp", "weakly_connected_components", "core_number", "k_core",
+            "strongly_connected_components"}
 
 
 def _path():

@@ -102,7 +102,11 @@ def choose_direction(g, active, direction, pull_fraction):
     return "pull" if touched > pull_fraction * g.m else "push"
 
 
-def finish(g, name, columns, info: RunInfo, return_info: bool, warn: bool = True):
+def finish(g, name, columns, info: RunInfo, return_info: bool, warn: bool = True,
+           pairs=None):
+    """The result frame (per vertex; per vertex pair where ``pairs`` gives the internal
+    ``(sources, destinations)`` of its rows, :func:`onyx_rapids.io.to_pair_frame`) with the run
+    facts in its ``attrs``, and ``info`` too when ``return_info``."""
     if warn and not info.converged:
         warnings.warn(
             f"{name} did not converge in {info.iterations} iterations; "
@@ -111,7 +115,7 @@ def finish(g, name, columns, info: RunInfo, return_info: bool, warn: bool = True
             stacklevel=3,
         )
     with profiling.result():
-        df = io.to_frame(g, columns)
+        df = io.to_frame(g, columns) if pairs is None else io.to_pair_frame(g, *pairs, columns)
     info.timings = profiling.timings()
     try:
         df.attrs.update(info.as_dict())

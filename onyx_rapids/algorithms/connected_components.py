@@ -104,13 +104,13 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
 SAMPLE = 1024  # vertices whose roots vote for the giant component
 
 
-def smallest_ids(g, root):
+def smallest_ids(g, root, smallest_root=True):
     """The smallest original id of each vertex's component (a result column:
     ``VertexIds.column``), given any one internal vertex of the component per vertex
-    (``root``).  In ascending id order the root with the smallest
-    internal index already is it; a reordered graph (:meth:`Graph.reorder`) takes the minimum
-    per component."""
-    if g.vertex_order == "id":
+    (``root``).  In ascending id order a root that is the smallest internal index of its
+    component (``smallest_root``, union-find's) already is it; a reordered graph
+    (:meth:`Graph.reorder`) or other roots take the minimum per component."""
+    if g.vertex_order == "id" and smallest_root:
         return g.id_map.column(g.vertices[root])
     xp = device.xp
     ids = g.vertices

@@ -18,7 +18,8 @@ order.  The frames' and columns' own checks are :mod:`~onyx_rapids.io.frames` an
 :mod:`~onyx_rapids.io.columns`.
 
 Out (:mod:`~onyx_rapids.io.results`): :func:`to_frame` (per-vertex results; ``(values,
-valid)`` pairs become nullable columns) and :func:`to_edge_frame` (per-edge), as cuDF
+valid)`` pairs become nullable columns), :func:`to_edge_frame` (per-edge) and
+:func:`to_pair_frame` (chosen vertex pairs: a spanning forest's edges), as cuDF
 DataFrames on a GPU with cuDF installed and pandas DataFrames otherwise (the pandas frame is
 staged by :mod:`~onyx_rapids.io.staging`).
 
@@ -34,7 +35,7 @@ from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_
                      key_column, pair_id_columns, require_frame, weight_column_names)
 from .parquet import parquet_chunks, parquet_edge_columns, parquet_row_count, read_parquet_edges
 from .properties import label_columns, read_property_array, read_table_matrix
-from .results import _to_frame, to_edge_frame, to_frame, to_pandas
+from .results import _to_frame, to_edge_frame, to_frame, to_pair_frame, to_pandas
 from .vertex_frames import from_mapping, is_keyed, keyed_pandas, read_vertex_frame
 
 __all__ = [
@@ -60,4 +61,5 @@ __all__ = [
     "read_table_matrix",
     "to_frame",
     "to_edge_frame",
+    "to_pair_frame",
 ]

@@ -1,4 +1,5 @@
-"""Result frames out: per-vertex (:func:`to_frame`) and per-edge (:func:`to_edge_frame`), as cuDF
+"""Result frames out: per-vertex (:func:`to_frame`), per-edge (:func:`to_edge_frame`) and
+per chosen vertex pair (:func:`to_pair_frame`), as cuDF
 DataFrames on a GPU with cuDF installed and pandas DataFrames otherwise
 (:mod:`~onyx_rapids.io.staging`); :func:`to_pandas` of either.
 
@@ -215,4 +216,25 @@ def to_edge_frame(g, columns: dict | None = None, source: str = "src",
         reserved = reserved + tuple(g.weight_names)
         blocks.append((list(g.weight_names), g.edge_weights, None))
     out.update(_result_columns(columns or {}, g.m, "edges", reserved, blocks))
+    return _frame(out, blocks)
+
+
+def to_pair_frame(g, sources, destinations, columns: dict | None = None):
+    """A frame of vertex pairs (a minimum spanning forest's edges): ``src`` and ``dst``, the
+    original ids (labels of a labelled graph) of the internal vertices ``sources`` and
+    ``destinations``, then ``columns`` (one row per pair, ``*`` expands as in
+    :func:`to_frame`).
+
+    >>> import numpy as np, pandas as pd
+    >>> from onyx_rapids.graph import Graph
+    >>> g = Graph.from_edgelist(pd.DataFrame({"src": [5, 9], "dst": [9, 7]}))
+    >>> df = to_pair_frame(g, g.to_internal([5]), g.to_internal([9]), {"weight": np.ones(1)})
+    >>> list(df.columns), len(df)
+    (['src', 'dst', 'weight'], 1)
+    """
+    out = {"src": g.id_map.column(g.vertices[sources]),
+           "dst": g.id_map.column(g.vertices[destinations])}
+    blocks = []
+    out.update(_result_columns(columns or {}, int(sources.shape[0]), "pairs", tuple(out),
+                               blocks))
     return _frame(out, blocks)
