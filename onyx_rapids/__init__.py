@@ -17,6 +17,7 @@ from . import datasets, frontier, operators, properties, registry
 from .acc import AccOptions, AccResult, acc
 from .algorithms.als import als
 from .algorithms.belief_propagation import belief_propagation
+from .algorithms.betweenness_centrality import betweenness_centrality, edge_betweenness_centrality
 from .algorithms.bfs import bfs
 from .algorithms.connected_components import weakly_connected_components
 from .algorithms.core_number import core_number, k_core
@@ -40,7 +41,7 @@ __version__ = "0.2.0"
 ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
-    "ALGORITHMS", "AccOptions", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edgemap",
+    "ALGORITHMS", "AccOptions", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "betweenness_centrality", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edge_betweenness_centrality", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "sssp", "strongly_connected_components", "vertexmap", "weakly_connected_components",

@@ -838,9 +838,9 @@ def kind(value) -> Kind:
 def wanted(spec, given) -> list:
     """The inputs of ``spec`` a run passes: those ``given`` (names), the required ones, and one
     start vertex where the algorithm takes one of several optional ones (bfs, sssp) and none
-    is given."""
+    is given (one optional list alone, betweenness's sources, defaults to every vertex)."""
     starts_ = [i for i in spec.inputs if isinstance(i.kind, (Vertex, Vertices))]
-    fill = (starts_ and not any(i.name in given for i in starts_)
+    fill = (len(starts_) > 1 and not any(i.name in given for i in starts_)
             and not any(i.required for i in starts_))
     return [i for i in spec.inputs
             if i.name in given or i.required or (fill and i is starts_[0])]
@@ -848,9 +848,11 @@ def wanted(spec, given) -> list:
 
 def from_cli(spec, texts: dict, ctx: CliContext) -> dict:
     """The keyword arguments for ``spec``'s declared inputs from their flags' ``texts``
-    (name -> text, or None when not given): parsed, else the kinds' defaults."""
+    (name -> text, or None when not given): parsed, else the kinds' defaults (``--k``, in
+    ``ctx.k``, is a given k input's default)."""
     out = {}
-    for inp in wanted(spec, {name for name, text in texts.items() if text is not None}):
+    given = {name for name, text in texts.items() if text is not None}
+    for inp in wanted(spec, given | ({"k"} if ctx.k is not None else set())):
         text = texts.get(inp.name)
         parse = (functools.partial(inp.kind.parse, g=ctx.g)  # ids: integers or labels
                  if isinstance(inp.kind, (Vertex, Vertices)) else inp.kind.parse)
