@@ -157,7 +157,7 @@ def test_er_and_ratings_shapes():
 def test_algorithms_come_from_the_registry():
     table = catalog.algorithms()
     declared = onyx_rapids.registry.ALGORITHMS
-    assert set(declared) <= set(table) and len(table) == 14
+    assert set(declared) <= set(table) and len(table) == 17
     for name, spec in declared.items():
         entry = table[name]
         assert entry.spec is spec and entry.columns == tuple(spec.columns)

@@ -28,7 +28,8 @@ from benchmarks.peers import cugraph as peer  # noqa: E402
 from benchmarks.suites import structure  # noqa: E402
 
 ALGORITHMS = list(structure.ALGORITHMS)
-GRAPHS = "rmat:4:4,road:5:0.2"  # directed (SCC as is, MST on its undirected version), grid
+GRAPHS = "rmat:3:4,road:4:0.2"  # directed (SCC as is, MST on its undirected version), grid
+SMALL = "rmat:3:4"  # 8 vertices: strong components of 7 and 1
 
 
 @pytest.fixture(autouse=True)
@@ -78,8 +79,8 @@ def _bc(G, sources):
 def _cugraph(wrong=()):
     """A stand-in cugraph with the three calls (SciPy / NetworkX); ``wrong`` names the calls
     that answer wrongly: SCC merges two components, the spanning tree has an edge heavier,
-    betweenness is scaled as NetworkX's k-sample estimate (a non-source's dependency sum
-    divided by k (n - 1) (n - 2) / n, n / (n - 1) times cuGraph's value)."""
+    betweenness is scaled as NetworkX's k-sample estimate before 3.6 (a dependency sum divided
+    by k (n - 1) (n - 2) / n: a non-source's value n / (n - 1) times cuGraph's)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
     mod = fake_cugraph_module()
@@ -134,46 +135,46 @@ def test_rows_against_the_stand_in_cugraph(tmp_path, monkeypatch):
             assert ours["check_against"] == "cugraph stand-in" and ours["ms"] > 0
             assert ours["case"] == theirs["case"] and theirs["ratio_vs_ours"] > 0
     cases = {(g, a): rows[(g, a, "ours")]["case"] for g in GRAPHS.split(",") for a in ALGORITHMS}
-    assert cases == {("rmat:4:4", "strongly_connected_components"): "directed",
-                     ("rmat:4:4", "minimum_spanning_tree"): "undirected weighted version",
-                     ("rmat:4:4", "betweenness_centrality"): "k=4",
-                     ("road:5:0.2", "strongly_connected_components"): "directed version",
-                     ("road:5:0.2", "minimum_spanning_tree"): "weighted",
-                     ("road:5:0.2", "betweenness_centrality"): "k=4"}
-    bc = rows[("road:5:0.2", "betweenness_centrality", "ours")]
+    assert cases == {("rmat:3:4", "strongly_connected_components"): "directed",
+                     ("rmat:3:4", "minimum_spanning_tree"): "undirected weighted version",
+                     ("rmat:3:4", "betweenness_centrality"): "k=4",
+                     ("road:4:0.2", "strongly_connected_components"): "directed version",
+                     ("road:4:0.2", "minimum_spanning_tree"): "weighted",
+                     ("road:4:0.2", "betweenness_centrality"): "k=4"}
+    bc = rows[("road:4:0.2", "betweenness_centrality", "ours")]
     assert mod.calls["bc"] == (False, bc["params"]["sources"], True)  # the same 4 sources
     assert bc["k"] == bc["params"]["k"] == 4 and len(set(bc["params"]["sources"])) == 4
     assert mod.calls["scc"] is True and mod.calls["mst"] == (False, "weight")
-    built = report["graphs"]["road:5:0.2"]["cugraph_build_ms"]
+    built = report["graphs"]["road:4:0.2"]["cugraph_build_ms"]
     assert any(k.startswith("directed version: directed") for k in built), built
-    mst = rows[("rmat:4:4", "minimum_spanning_tree", "ours")]
+    mst = rows[("rmat:3:4", "minimum_spanning_tree", "ours")]
     assert "forest_violations 0" in mst["check_detail"]
     md = next(tmp_path.glob("run-traversal_*_t_quick.md")).read_text()
-    assert "| road:5:0.2 | betweenness_centrality | k=4 |" in md
+    assert "| road:4:0.2 | betweenness_centrality | k=4 |" in md
 
 
-@pytest.mark.parametrize("wrong", ["scc", "mst", "bc"])
-def test_a_wrong_cugraph_result_is_flagged(tmp_path, monkeypatch, wrong):
-    """Also cuGraph's scaling of sampled betweenness against NetworkX's: they differ."""
-    monkeypatch.setitem(sys.modules, "cugraph", _cugraph(wrong=(wrong,)))
-    name = {"scc": "strongly_connected_components", "mst": "minimum_spanning_tree",
-            "bc": "betweenness_centrality"}[wrong]
-    status, rows, report = run(tmp_path, "rmat:4:4", [name])
-    assert status == 1 and f"{name} (" in report["failures"][0]
-    assert rows[("rmat:4:4", name, "ours")]["check"] == "FAILED"
-    assert rows[("rmat:4:4", name, "cugraph")]["check"] == "FAILED"
+def test_a_wrong_cugraph_result_is_flagged(tmp_path, monkeypatch):
+    """Each of the three (betweenness: also cuGraph's scaling of sampled sums against older
+    NetworkX's, which differ)."""
+    monkeypatch.setitem(sys.modules, "cugraph", _cugraph(wrong=("scc", "mst", "bc")))
+    status, rows, report = run(tmp_path, SMALL)
+    assert status == 1 and len(report["failures"]) == 3
+    for name in ALGORITHMS:
+        assert any(f.startswith(f"{name} (") for f in report["failures"]), name
+        assert rows[(SMALL, name, "ours")]["check"] == "FAILED"
+        assert rows[(SMALL, name, "cugraph")]["check"] == "FAILED"
 
 
 def test_rows_against_the_cpu_oracles(tmp_path):
-    status, rows, report = run(tmp_path, "rmat:4:4")
+    status, rows, report = run(tmp_path, SMALL)
     assert status == 0, report["failures"]
-    against = {a: rows[("rmat:4:4", a, "ours")]["check_against"] for a in ALGORITHMS}
+    against = {a: rows[(SMALL, a, "ours")]["check_against"] for a in ALGORITHMS}
     assert against == {"strongly_connected_components": "scipy strong components",
                        "minimum_spanning_tree": "scipy minimum_spanning_tree",
                        "betweenness_centrality":
                            "networkx Brandes over the sources, cuGraph's scaling"}
-    assert all(rows[("rmat:4:4", a, "ours")]["check"] == "ok" for a in ALGORITHMS)
-    assert all(rows[("rmat:4:4", a, "cugraph")]["status"].startswith("skipped: cugraph not")
+    assert all(rows[(SMALL, a, "ours")]["check"] == "ok" for a in ALGORITHMS)
+    assert all(rows[(SMALL, a, "cugraph")]["status"].startswith("skipped: cugraph not")
                for a in ALGORITHMS)
 
 
@@ -193,10 +194,10 @@ def test_a_wrong_result_of_ours_is_flagged(tmp_path, monkeypatch):
         return frame, info
     monkeypatch.setattr(onyx_rapids, "strongly_connected_components", scc)
     monkeypatch.setattr(onyx_rapids, "minimum_spanning_tree", mst)
-    status, rows, report = run(tmp_path, "rmat:4:4", ALGORITHMS[:2])
+    status, rows, report = run(tmp_path, SMALL, ALGORITHMS[:2])
     assert status == 1 and len(report["failures"]) == 2
-    assert rows[("rmat:4:4", "strongly_connected_components", "ours")]["check"] == "FAILED"
-    detail = rows[("rmat:4:4", "minimum_spanning_tree", "ours")]["check_detail"]
+    assert rows[(SMALL, "strongly_connected_components", "ours")]["check"] == "FAILED"
+    detail = rows[(SMALL, "minimum_spanning_tree", "ours")]["check_detail"]
     assert "forest_violations 1" in detail and "info_total_weight_rel" in detail
 
 
@@ -206,7 +207,7 @@ def test_first_call_child_runs_each_on_its_version():
     from benchmarks.suites import traversal
 
     for name in ALGORITHMS:
-        rec = traversal.first_call_child("grid:3", name, 0, 1, 3)
+        rec = traversal.first_call_child("grid:2", name, 0, 1, 2)
         assert rec["first_ms"] > 0 and len(rec["warm_ms"]) == 1 and rec["check"]["ok"], name
         assert rec["check"]["against"] == "a warm call in the process"
 

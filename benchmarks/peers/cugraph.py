@@ -187,8 +187,9 @@ def bc_scale(n: int, sources):
     source's own traversal cannot pass through it), ``k (n - 2)`` for every vertex when
     k = n - 1; the same for directed and undirected graphs (an undirected pair is counted from
     both ends when every vertex is a source, which the documented 2 / ((n-1)(n-2)) halves).
-    Returns ``(nonsource divisor, source divisor)``; NetworkX's estimate with k samples divides
-    every vertex by ``k (n - 1) (n - 2) / n`` instead.
+    Returns ``(nonsource divisor, source divisor)``.  NetworkX 3.6's ``_rescale`` divides
+    sampled sums the same way except at k = n - 1 (sources by (k - 1) (n - 2) there too); its
+    releases before 3.6 divided every vertex by ``k (n - 1) (n - 2) / n``.
 
     >>> bc_scale(10, range(4))
     (32.0, 24.0)

@@ -255,14 +255,15 @@ def measure(run, graph: str, g, peer, cgraphs) -> dict:
 def _case(run, graph, name, versions, peer, k) -> None:
     mod, label = peer
     entry, view = catalog.get(name), versions.view(name)
-    case = case_of(name, versions, k)
-    tag = f"{name} ({case}) on {graph}"
     params = {"version": versions.version(name), "n": view.n, "m": view.m}
     sources = None
-    if name == "betweenness_centrality":
+    if name == "betweenness_centrality":  # k = n at most
         sources = bc_sources(view, k)
         params.update(k=int(sources.size), k_asked=k, sources=sources.tolist(),
                       normalized=True, sources_drawn="uniform among the vertices, seeded")
+        k = int(sources.size)
+    case = case_of(name, versions, k)
+    tag = f"{name} ({case}) on {graph}"
     ours = run.row(graph, name, case, "default", "ours", "ours", k=k, params=params)
     peer_row = run.row(graph, name, case, "default", "cugraph", "peer", label=label, k=k,
                        params=params)
