@@ -152,9 +152,14 @@ def run(algorithm: str, G, *, source=None, k=None, alpha=0.85, tol=1e-6, max_ite
 def values(algorithm: str, result, g):
     """cuGraph's result in our internal vertex order; k_core: the sorted member ids;
     minimum_spanning_tree: :func:`forest` of its edge list."""
-    if algorithm == "minimum_spanning_tree":
+    if algorithm == "minimum_spanning_tree":  # a Graph of the src, dst, weight frame
         edges = result.view_edge_list()
-        return forest(column(edges, "src"), column(edges, "dst"), column(edges, "weight"))
+        names = list(edges.columns)
+        weight = getattr(result, "weight_column", None) or "weight"
+        if not {"src", "dst", weight} <= set(names):
+            raise ValueError(f"cuGraph's spanning tree edge list has columns {names}, not "
+                             f"src, dst, {weight}")
+        return forest(column(edges, "src"), column(edges, "dst"), column(edges, weight))
     if algorithm == "k_core":
         if hasattr(result, "nodes"):  # a cugraph.Graph
             ids = host(result.nodes())
