@@ -32,6 +32,7 @@ NOT_INSTALLED = "not installed"
 UNREACHED_HOPS = 2**31 - 1  # bfs: every value at or above (int32 / int64 max) is unreached
 UNREACHED_FLOAT = 3e38      # sssp: at or above (float32 max, inf) is unreached
 FLOAT32_UNIT = 2.0**-24
+ORACLE_MAX_EDGES = 200_000  # the largest graph (stored edges) the suites' CPU oracles run on
 
 
 class Log:
@@ -289,7 +290,8 @@ def compare(metric: str, ours, ref, *, against: str, tol: float = 0.0, **extra) 
     path of |b| / min_weight edges when ``min_weight`` is given), ``exact``, ``partition``
     (the same components), ``members`` (the same id sets), ``normalized_l1`` (L1 of each column
     scaled to sum 1, the largest over columns), ``l1``, ``column_l1`` (largest column L1),
-    ``max_abs``, ``rel_l2`` (||a - b|| / ||b||)."""
+    ``max_abs``, ``rel_l2`` (||a - b|| / ||b||), ``rel_max`` (the largest
+    |a - b| / (|b| + 1e-9 max |b|): every value within a relative tolerance)."""
     xp = device.xp
     out = {"against": against, "metric": metric, "tol": tol, **extra}
     if metric == "members":
@@ -344,6 +346,10 @@ def compare(metric: str, ours, ref, *, against: str, tol: float = 0.0, **extra) 
         value = float(xp.abs(a - b).sum(axis=0).max()) if a.size else 0.0
     elif metric == "max_abs":
         value = float(xp.abs(a - b).max()) if a.size else 0.0
+    elif metric == "rel_max":
+        floor = 1e-9 * float(xp.abs(b).max()) if b.size else 0.0
+        value = float((xp.abs(a - b) / (xp.abs(b) + max(floor, 1e-300))).max()) if a.size \
+            else 0.0
     elif metric == "rel_l2":
         ref_norm = float(xp.linalg.norm(b))
         value = float(xp.linalg.norm(a - b)) / (ref_norm if ref_norm > 0 else 1.0)

@@ -23,6 +23,16 @@ Two modes (:func:`build`), so each suite measures the graph its measurements wer
 * undirected (``undirected=True``: spmm, scaling, convergence, ablation, profile): every one of
   the ids is a vertex (isolated ones too), rmat is the raw R-MAT list symmetrized and kept as a
   multigraph (the graph of the committed results), grid / er / delaunay unweighted.
+
+Two versions of a directed-mode graph, for the algorithms that need the other kind
+(:func:`directed_version`, :func:`undirected_weighted`): strongly_connected_components runs on
+a directed graph as it is, and on an undirected one (grid, road, delaunay) on its directed
+version: each edge a two-way street (both directions) with probability 1 - :data:`ONE_WAY`,
+else one-way in a random direction (seeded) -- on the grids one strongly connected component
+of almost every vertex, as long in hops as the grid, and thousands of small ones around
+dead ends and one-way corners.  minimum_spanning_tree runs on an undirected graph as it is,
+and on a directed one (rmat, er) on its undirected weighted version: each distinct pair once,
+self-loops dropped, new uniform weights in [0.1, 1) (seeded).
 """
 
 from __future__ import annotations
@@ -43,13 +53,16 @@ from onyx_rapids.graph import Graph
 
 KINDS = {
     "rmat": ("rmat:SCALE[:EDGE_FACTOR[:A]]", "Graph500 R-MAT, 2**SCALE ids, EDGE_FACTOR (16) "
-             "edges per id, skew A (0.57; b=c=0.19); directed and simple for traversal, "
-             "symmetrized otherwise"),
+             "edges per id, skew A (0.57; b=c=0.19); directed and simple for traversal (its "
+             "undirected weighted version for minimum_spanning_tree), symmetrized otherwise"),
     "er": ("er:N:AVG_DEGREE", "Erdos-Renyi G(n, m), seeded, simple, AVG_DEGREE stored edges per "
-           "vertex"),
-    "grid": ("grid:SIDE", "SIDE x SIDE 4-neighbour grid, undirected (road-like)"),
+           "vertex (undirected weighted version for minimum_spanning_tree as R-MAT's)"),
+    "grid": ("grid:SIDE", "SIDE x SIDE 4-neighbour grid, undirected (road-like); "
+             "strongly_connected_components runs on its directed version (each street "
+             "one-way with probability 0.5, in a random direction; seeded)"),
     "road": ("road:SIDE:DROP", "the grid with a random fraction DROP of its edges deleted "
-             "(seeded; dead ends and detours as on a road network), undirected"),
+             "(seeded; dead ends and detours as on a road network), undirected; directed "
+             "version for strongly_connected_components as the grid's"),
     "delaunay": ("delaunay:N", "Delaunay triangulation of N random points, undirected, weights "
                  "= lengths (needs scipy)"),
     "ratings": ("ratings:USERS:ITEMS:RATINGS", "bipartite ratings graph (skewed item "
@@ -332,6 +345,70 @@ def edge_frame(spec, *, undirected: bool):
             Graph.from_edgelist).parameters:
         kw["multigraph"] = True
     return cols, kw, facts
+
+
+# ------------------------------------------------------------------------------ versions
+
+#: the fraction of an undirected graph's edges made one-way in its directed version
+ONE_WAY = 0.5
+
+
+def _host_edges(g):
+    """(vertex ids, internal sources, internal destinations) of the stored edges, host."""
+    return (device.to_host(g.vertices), device.to_host(g.edge_sources).astype(np.int64),
+            device.to_host(g.out_indices).astype(np.int64))
+
+
+def _like(g, frame, **kw):
+    """A device graph of ``frame`` (columns src, dst[, weight]) in ``g``'s vertex order."""
+    h = Graph.from_edgelist(frame, "src", "dst", **kw, **_DEVICE)
+    return h.reorder(g.vertex_order) if g.vertex_order != "id" else h
+
+
+def directed_version(g):
+    """``g`` when directed; else its directed version (module docstring): each undirected
+    edge both ways with probability 1 - :data:`ONE_WAY`, else one way, the direction drawn
+    (seeded), unweighted; the same vertices when each has an edge.
+
+    >>> import pandas as pd
+    >>> u = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
+    >>> h = directed_version(u)
+    >>> h.directed, h.n, 3 <= h.m <= 6
+    (True, 3, True)
+    """
+    if g.directed:
+        return g
+    ids, s, d = _host_edges(g)
+    once = s <= d
+    src, dst = ids[s[once]], ids[d[once]]
+    rng = np.random.default_rng([SEED, 13])
+    one_way = rng.random(src.size) < ONE_WAY
+    flip = one_way & (rng.random(src.size) < 0.5)
+    frame = pd.DataFrame({"src": np.r_[np.where(flip, dst, src), dst[~one_way]],
+                          "dst": np.r_[np.where(flip, src, dst), src[~one_way]]})
+    return _like(g, frame, directed=True)
+
+
+def undirected_weighted(g):
+    """``g`` when undirected; else its undirected weighted version (module docstring): each
+    distinct pair once, self-loops dropped, :func:`uniform_weights` of its own.
+
+    >>> import pandas as pd
+    >>> d = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 1], "dst": [1, 0, 2]}),
+    ...                         directed=True)
+    >>> h = undirected_weighted(d)
+    >>> h.directed, h.n, h.m, bool((device.to_host(h.edge_weights) >= 0.1).all())
+    (False, 3, 4, True)
+    """
+    if not g.directed:
+        return g
+    ids, s, d = _host_edges(g)
+    keep = s != d
+    n = np.int64(max(g.n, 1))
+    keys = unique(np.minimum(s[keep], d[keep]) * n + np.maximum(s[keep], d[keep]))
+    frame = pd.DataFrame({"src": ids[keys // n], "dst": ids[keys % n],
+                          "weight": uniform_weights(keys.size)})
+    return _like(g, frame, weight="weight", directed=False)
 
 
 # benchmark graphs live on the device (the hostmem suite moves them itself), whatever "auto"

@@ -62,9 +62,11 @@ class Suite:
 R = "rmat:22:16"
 SUITES = {s.name: s for s in (
     Suite("traversal", "bfs, sssp, wcc, core_number, k_core, pagerank, personalized_pagerank "
-          "at the defaults, ours vs cuGraph (CPU oracle / certificate without it)",
-          traversal.measure, traversal.algorithms, f"{R},grid:2048", "rmat:5:4,grid:4", 5,
-          False, peers=("cugraph",)),
+          "at the defaults, strongly_connected_components, minimum_spanning_tree and "
+          "betweenness_centrality from k sources (--ks), ours vs cuGraph (CPU oracle / "
+          "certificate without it)", traversal.measure, traversal.algorithms,
+          f"{R},grid:2048", "rmat:5:4,grid:4", 5, False, peers=("cugraph",), ks=(256,),
+          quick_ks=(4,)),
     Suite("multisource", "bfs / sssp from k sources at once vs k single-source calls of ours "
           "and of cuGraph", traversal.measure_multi, traversal.multi_algorithms, R, "rmat:5:4",
           3, False, peers=("cugraph",), ks=(8, 32, 128), quick_ks=(2, 3)),

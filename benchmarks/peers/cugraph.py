@@ -3,7 +3,15 @@ kind, its build time recorded), the calls, and their results in our vertex order
 
 Kinds (directed, weighted, transposed): bfs directed; sssp directed and weighted; the PageRanks
 directed and transposed; wcc, core_number and k_core undirected (each distinct pair once, no
-self-loops).  On an undirected graph of ours every kind is undirected (each pair once).
+self-loops); strongly_connected_components and betweenness_centrality as the graph (unweighted:
+cuGraph's BC ignores weights); minimum_spanning_tree weighted, on an undirected graph (the
+suite passes the versions of benchmarks.graphs).  On an undirected graph of ours every kind is
+undirected (each pair once).
+
+Calls as cuGraph 26.10 documents them: ``strongly_connected_components(G)``,
+``minimum_spanning_tree(G, weight="weight")`` (a Graph: :func:`values` reads its edge list)
+and ``betweenness_centrality(G, k=[source ids], normalized=True)`` (an explicit list: the
+sources themselves, no sampling of cuGraph's; its scaling is :func:`bc_scale`'s).
 """
 
 from __future__ import annotations
@@ -21,13 +29,18 @@ from ..graphs import unique
 KINDS = {"bfs": (False, False, False), "sssp": (False, True, False),
          "weakly_connected_components": (True, False, False), "core_number": (True, False, False),
          "k_core": (True, False, False), "pagerank": (False, False, True),
-         "personalized_pagerank": (False, False, True)}
+         "personalized_pagerank": (False, False, True),
+         "strongly_connected_components": (False, False, False),
+         "minimum_spanning_tree": (False, True, False),
+         "betweenness_centrality": (False, False, False)}
 #: cases measured besides the algorithms' own: weighted PageRank (cuGraph's default on a graph
 #: built with weights)
 WEIGHTED = {"pagerank_weighted": (False, True, True)}
 RESULT = {"bfs": "distance", "sssp": "distance", "weakly_connected_components": "labels",
           "core_number": "core_number", "pagerank": "pagerank",
-          "personalized_pagerank": "pagerank", "pagerank_weighted": "pagerank"}
+          "personalized_pagerank": "pagerank", "pagerank_weighted": "pagerank",
+          "strongly_connected_components": "labels",
+          "betweenness_centrality": "betweenness_centrality"}
 
 
 def _module():
@@ -104,7 +117,8 @@ class Graphs:
 
 
 def run(algorithm: str, G, *, source=None, k=None, alpha=0.85, tol=1e-6, max_iter=100):
-    """One cuGraph call of ``algorithm``."""
+    """One cuGraph call of ``algorithm`` (``k``: k_core's k, or betweenness_centrality's
+    source ids)."""
     cg = _module()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -118,6 +132,12 @@ def run(algorithm: str, G, *, source=None, k=None, alpha=0.85, tol=1e-6, max_ite
             return cg.core_number(G)
         if algorithm == "k_core":
             return cg.k_core(G, k=k)
+        if algorithm == "strongly_connected_components":
+            return cg.strongly_connected_components(G)
+        if algorithm == "minimum_spanning_tree":
+            return cg.minimum_spanning_tree(G, weight="weight")
+        if algorithm == "betweenness_centrality":
+            return cg.betweenness_centrality(G, k=[int(s) for s in k], normalized=True)
         if algorithm in ("pagerank", "pagerank_weighted"):  # the graph's kind says which
             return cg.pagerank(G, alpha=alpha, tol=tol, max_iter=max_iter)
         if algorithm == "personalized_pagerank":
@@ -130,7 +150,16 @@ def run(algorithm: str, G, *, source=None, k=None, alpha=0.85, tol=1e-6, max_ite
 
 
 def values(algorithm: str, result, g):
-    """cuGraph's result in our internal vertex order; k_core: the sorted member ids."""
+    """cuGraph's result in our internal vertex order; k_core: the sorted member ids;
+    minimum_spanning_tree: :func:`forest` of its edge list."""
+    if algorithm == "minimum_spanning_tree":  # a Graph of the src, dst, weight frame
+        edges = result.view_edge_list()
+        names = list(edges.columns)
+        weight = getattr(result, "weight_column", None) or "weight"
+        if not {"src", "dst", weight} <= set(names):
+            raise ValueError(f"cuGraph's spanning tree edge list has columns {names}, not "
+                             f"src, dst, {weight}")
+        return forest(column(edges, "src"), column(edges, "dst"), column(edges, weight))
     if algorithm == "k_core":
         if hasattr(result, "nodes"):  # a cugraph.Graph
             ids = host(result.nodes())
@@ -139,3 +168,38 @@ def values(algorithm: str, result, g):
         return unique(ids.astype(np.int64))
     return by_vertex(column(result, "vertex"), column(result, RESULT[algorithm]), g,
                      "cuGraph's result")
+
+
+def forest(src, dst, weight) -> dict:
+    """A spanning forest's facts from its edge list (original ids; each edge once, or both
+    ways as some edge lists give an undirected graph's): ``edges``, ``total_weight``
+    (float64 sum), and the host arrays ``src``, ``dst``, ``weight`` with each edge once."""
+    s, d = host(src).astype(np.int64), host(dst).astype(np.int64)
+    w = host(weight).astype(np.float64)
+    lo, hi = np.minimum(s, d), np.maximum(s, d)
+    order = np.lexsort((w, hi, lo))
+    lo, hi, w = lo[order], hi[order], w[order]
+    first = np.r_[True, (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])] if lo.size else lo.astype(
+        bool)
+    return {"edges": int(first.sum()), "total_weight": float(w[first].sum()),
+            "src": lo[first], "dst": hi[first], "weight": w[first]}
+
+
+def bc_scale(n: int, sources):
+    """cuGraph 26.10's divisor of a vertex's Brandes dependency sum over ``sources`` for
+    ``normalized=True, endpoints=False`` (cpp/src/centrality/betweenness_centrality_impl.cuh):
+    ``k (n - 2)`` for a vertex that is not a source and ``(k - 1) (n - 2)`` for a source (a
+    source's own traversal cannot pass through it), ``k (n - 2)`` for every vertex when
+    k = n - 1; the same for directed and undirected graphs (an undirected pair is counted from
+    both ends when every vertex is a source, which the documented 2 / ((n-1)(n-2)) halves).
+    Returns ``(nonsource divisor, source divisor)``.  NetworkX 3.6's ``_rescale`` divides
+    sampled sums the same way except at k = n - 1 (sources by (k - 1) (n - 2) there too); its
+    releases before 3.6 divided every vertex by ``k (n - 1) (n - 2) / n``.
+
+    >>> bc_scale(10, range(4))
+    (32.0, 24.0)
+    """
+    k = len(sources)
+    if k == n - 1:
+        return float(k * (n - 2)), float(k * (n - 2))
+    return float(k * (n - 2)), float((k - 1) * (n - 2))

@@ -12,6 +12,10 @@ symmetric graph, EMOGI's in device memory).  Each result is checked against cuGr
 on the same graph; without cuGraph against a CPU oracle (scipy / networkx / a float64 power
 iteration) up to :data:`ORACLE_MAX_EDGES` stored edges, else against a certificate computed
 over the edges.  bfs / sssp predecessors (a null or -1: none) must be a tight in-neighbour.
+strongly_connected_components, minimum_spanning_tree and betweenness_centrality (k sources,
+``--ks``, default 256) run on the versions of the graph they need (a directed version of a
+grid, an undirected weighted one of R-MAT): suites/structure.py says which and how each is
+checked.
 
 A full run (not ``--quick``) adds case ``first call (fresh process)`` per algorithm
 (:func:`first_calls`): a new Python process times its first call with an empty on-disk kernel
@@ -41,12 +45,12 @@ from onyx_rapids.inputs import top_vertex, with_out_edges
 
 from .. import catalog, graphs
 from ..catalog import call, make_inputs
-from ..common import (UNREACHED_FLOAT, UNREACHED_HOPS, compare, free_memory, host, median,
-                      ordered, predecessors, timed)
+from ..common import (ORACLE_MAX_EDGES, UNREACHED_FLOAT, UNREACHED_HOPS, compare, free_memory,
+                      host, median, ordered, predecessors, timed)
 from ..peers.cugraph import frame as device_frame
+from . import structure
 from .seeds import SeedFiles, seed_rows
 
-ORACLE_MAX_EDGES = 200_000
 PAGERANK = dict(alpha=0.85, tol=1e-6, max_iter=100)
 SSSP_RTOL = 1e-4
 METRIC = {"bfs": ("hops", 0.0), "sssp": ("distance", SSSP_RTOL),
@@ -233,7 +237,7 @@ def measure(run, spec, g, stats) -> None:
     hub = top_vertex(g)
     core_max = None
     seeds = SeedFiles(run, g) if "bfs" in run.algorithms else None
-    cases = [(name, "default") for name in run.algorithms]
+    cases = [(name, "default") for name in run.algorithms if name not in structure.ALGORITHMS]
     if "pagerank" in run.algorithms:
         cases.insert(cases.index(("pagerank", "default")) + 1, ("pagerank", "personalization"))
     if "pagerank" in run.algorithms and g.edge_weights is not None:
@@ -316,8 +320,9 @@ def measure(run, spec, g, stats) -> None:
                 core_max = int(device.to_host(ref).max()) if g.n else 1
         except Exception as e:
             run.error(ours, e, "the check")
+    versions_ms = structure.measure(run, graph, g, (mod, label), cgraphs)
     if cgraphs is not None:
-        stats["cugraph_build_ms"] = dict(cgraphs.build_ms)
+        stats["cugraph_build_ms"] = {**cgraphs.build_ms, **versions_ms}
     if seeds is not None:
         seeds.close()
     if not run.quick:
@@ -394,10 +399,10 @@ def measure_multi(run, spec, g, stats) -> None:
 
 FIRST_CALL = "first call (fresh process)"
 _MARK = "FIRST-CALL-RECORD "
-# the fresh process: first_call_child(SPEC, NAME, SOURCE, REPEAT), its record on one line
+# the fresh process: first_call_child(SPEC, NAME, SOURCE, REPEAT, K), its record on one line
 _CHILD = ("import json, sys; from benchmarks.suites.traversal import _MARK, first_call_child; "
           "a = sys.argv[1:]; print(_MARK + json.dumps(first_call_child(a[0], a[1], int(a[2]), "
-          "int(a[3])), default=float), flush=True)")
+          "int(a[3]), int(a[4])), default=float), flush=True)")
 
 
 def _context(entry, g, source) -> tuple[dict, dict]:
@@ -413,31 +418,40 @@ def _context(entry, g, source) -> tuple[dict, dict]:
     return context, params
 
 
-def first_call_child(spec_text: str, name: str, source: int, repeat: int) -> dict:
-    """In a fresh process: build the graph (untimed), time the first call of ``name`` and
-    ``repeat`` warm ones, and check the first result against a warm one."""
-    g = graphs.build(spec_text, undirected=False)[0]
+def _first_call_parts(name: str, g, source: int, k: int):
+    """(call, read, agree) of ``name`` as :func:`measure` runs it (structure.parts')."""
+    if name in structure.ALGORITHMS:
+        return structure.parts(name, g, k)
     entry = catalog.get(name)
     context, _ = _context(entry, g, source)
     inputs = make_inputs(entry, g, 1, context)
-    first_frame, first = timed(lambda: _ours(entry, g, inputs))
-    warm = [timed(lambda: _ours(entry, g, inputs))[1] for _ in range(repeat)]
     metric, tol = METRIC[name]
-    mine = _values(name, first_frame, g)
-    again = _values(name, _ours(entry, g, inputs), g)
-    check = compare(metric, mine, again, against="a warm call in the process", tol=tol)
+    return (lambda: _ours(entry, g, inputs), lambda frame: _values(name, frame, g),
+            lambda a, b, against: compare(metric, a, b, against=against, tol=tol))
+
+
+def first_call_child(spec_text: str, name: str, source: int, repeat: int,
+                     k: int = structure.DEFAULT_K) -> dict:
+    """In a fresh process: build the graph (untimed), time the first call of ``name`` and
+    ``repeat`` warm ones, and check the first result against a warm one (``k``:
+    betweenness_centrality's sources)."""
+    g = graphs.build(spec_text, undirected=False)[0]
+    call, read, agree = _first_call_parts(name, g, source, k)
+    first_result, first = timed(call)
+    warm = [timed(call)[1] for _ in range(repeat)]
+    check = agree(read(first_result), read(call()), "a warm call in the process")
     return {"first_ms": first, "warm_ms": warm, "check": check}
 
 
-def _child(spec, name, source, repeat, cache_dir) -> dict:
+def _child(spec, name, source, repeat, cache_dir, k) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "ONYX_RAPIDS_CACHE"}
     env["ONYX_RAPIDS_CACHE_DIR"] = str(cache_dir)
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(
         os.pathsep) if p])
     proc = subprocess.run([sys.executable, "-c", _CHILD, spec.text, name, str(int(source)),
-                           str(repeat)], capture_output=True, text=True, env=env, cwd=root,
-                          timeout=3600)
+                           str(repeat), str(k)], capture_output=True, text=True, env=env,
+                          cwd=root, timeout=3600)
     line = next((x for x in proc.stdout.splitlines() if x.startswith(_MARK)), None)
     if proc.returncode != 0 or line is None:
         raise RuntimeError(f"the fresh process exited {proc.returncode}: "
@@ -446,7 +460,8 @@ def _child(spec, name, source, repeat, cache_dir) -> dict:
 
 
 def first_calls(run, spec, g, source) -> None:
-    """Case ``first call (fresh process)`` of every algorithm: a new Python process builds the
+    """Case ``first call (fresh process)`` of every algorithm (betweenness_centrality from
+    the first of ``--ks`` sources): a new Python process builds the
     graph and times its first call, with an empty on-disk kernel cache (variant ``empty
     cache``, the group's reference) and again with the cache that run left
     (``warm cache``), ``ONYX_RAPIDS_CACHE_DIR`` a new folder per algorithm; params: the warm
@@ -460,7 +475,8 @@ def first_calls(run, spec, g, source) -> None:
                               params={"source": source, "cache": variant})
                 run.log(f"{name} on {spec.text}: first call in a fresh process, {variant}")
                 try:
-                    rec = _child(spec, name, source, run.repeat, folder)
+                    rec = _child(spec, name, source, run.repeat, folder,
+                                 (run.ks or (structure.DEFAULT_K,))[0])
                 except Exception as e:
                     run.error(row, e, "the fresh process")
                     continue

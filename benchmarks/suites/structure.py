@@ -1,0 +1,337 @@
+"""The traversal suite's rows of strongly_connected_components, minimum_spanning_tree and
+betweenness_centrality (issue 36): each on the version of the graph it needs, timed against
+cuGraph on the same version, and checked against cuGraph's result in the same run.
+
+Versions (benchmarks/graphs.py): strongly_connected_components on the graph when directed
+(rmat, er; case ``directed``), else on its directed version (grid, road: each street one-way
+with probability :data:`benchmarks.graphs.ONE_WAY`; case ``directed version``);
+minimum_spanning_tree on the graph when undirected (grid, road, with their uniform weights;
+case ``weighted``), else on its undirected weighted version (rmat, er: each pair once, new
+uniform weights; case ``undirected weighted version``); betweenness_centrality on the graph
+itself, unweighted, from k sources (case ``k=K``, the suite's ``--ks``, default 256): drawn
+uniformly without replacement among the vertices (seeded, listed in the row's params), the
+same list given to both sides -- ours as ``sources=``, cuGraph's as ``k=[ids]`` -- with
+``normalized=True``.
+
+Checks: strongly connected components as a partition (the same grouping; labels may
+differ); the spanning forest's total weight within :data:`MST_RTOL` of the reference's and the
+same number of edges, and ours also certified over the graph (:func:`forest_violations`: each
+edge a graph edge with its weight, listed once, no cycle, no graph edge between two of its
+trees) with ``RunInfo``'s ``total_weight`` equal to its edges' sum; betweenness every value
+within :data:`BC_RTOL` (relative) of the reference.  cuGraph's normalized betweenness from k
+given sources divides a vertex's dependency sum by k (n - 2), a source's by (k - 1) (n - 2)
+(:func:`benchmarks.peers.cugraph.bc_scale`), and ours is held to that.  Without cuGraph the
+references are CPU oracles (SciPy's strong components and minimum spanning tree, NetworkX's
+Brandes over the same sources then cuGraph's scaling) up to
+:data:`benchmarks.common.ORACLE_MAX_EDGES` stored edges (betweenness: k x m up to
+:data:`BC_ORACLE_WORK`); beyond, a row says ``unchecked`` (a spanning forest still certified).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from onyx_rapids import device
+
+from .. import catalog, graphs
+from ..common import ORACLE_MAX_EDGES, column, compare, free_memory, ordered
+from ..peers.cugraph import bc_scale, forest
+
+ALGORITHMS = ("strongly_connected_components", "minimum_spanning_tree",
+              "betweenness_centrality")
+DEFAULT_K = 256
+MST_RTOL = 1e-6
+BC_RTOL = 1e-4
+BC_ORACLE_WORK = 20_000_000  # k x stored edges of NetworkX's Brandes (seconds on a CPU)
+_VERSION = {"strongly_connected_components": "directed version",
+            "minimum_spanning_tree": "undirected weighted version"}
+
+
+def bc_sources(g, k: int) -> np.ndarray:
+    """``min(k, n)`` distinct vertex ids of ``g`` drawn uniformly (seeded by k), ascending."""
+    ids = device.to_host(g.vertices).astype(np.int64)
+    pick = np.random.default_rng([36, k]).choice(ids.size, size=min(k, ids.size), replace=False)
+    return np.sort(ids[pick])
+
+
+class Versions:
+    """The versions of one graph the algorithms need and their cuGraph graphs, each built
+    once (``build_ms`` of the versions' cuGraph graphs, by version and kind)."""
+
+    def __init__(self, g, mod=None, cgraphs=None):
+        self.g, self.mod, self.build_ms = g, mod, {}
+        self.views = {"graph": g}
+        self.cgraphs = {"graph": cgraphs} if cgraphs is not None else {}
+
+    def version(self, name: str) -> str:
+        """'graph' when the algorithm runs on the graph itself, else its version's name."""
+        wanted = _VERSION.get(name)
+        if wanted is None or (wanted == "directed version") == self.g.directed:
+            return "graph"
+        return wanted
+
+    def view(self, name: str):
+        key = self.version(name)
+        if key not in self.views:
+            make = graphs.directed_version if key == "directed version" else \
+                graphs.undirected_weighted
+            self.views[key] = make(self.g)
+        return self.views[key]
+
+    def cugraph(self, name: str):
+        key = self.version(name)
+        if key not in self.cgraphs:
+            self.cgraphs[key] = self.mod.Graphs(self.view(name))
+        G = self.cgraphs[key].get(name)
+        if key != "graph":
+            self.build_ms.update({f"{key}: {kind}": ms
+                                  for kind, ms in self.cgraphs[key].build_ms.items()})
+        return G
+
+
+def case_of(name: str, versions: Versions, k=None) -> str:
+    if name == "betweenness_centrality":
+        return f"k={k}"
+    if versions.version(name) != "graph":
+        return versions.version(name)
+    return "directed" if name == "strongly_connected_components" else "weighted"
+
+
+# ------------------------------------------------------------------------------ ours
+
+
+def call_ours(entry, view, sources=None):
+    """One call of ours: SCC's frame, MST's (frame, facts), BC's frame from ``sources``."""
+    if entry.name == "minimum_spanning_tree":
+        return catalog.call(entry, view, {})
+    if entry.name == "betweenness_centrality":
+        return catalog.call(entry, view, {"sources": sources}, info=False, normalized=True)[0]
+    return catalog.call(entry, view, {}, info=False)[0]
+
+
+def read_ours(name: str, result, view):
+    """Our result as the checks compare it: labels / betweenness in the view's internal
+    order; the spanning forest's :func:`~benchmarks.peers.cugraph.forest` with
+    ``info_total_weight`` and ``violations`` (:func:`forest_violations`, plus rows listed
+    twice)."""
+    if name == "strongly_connected_components":
+        return ordered(result, view, "labels")
+    if name == "betweenness_centrality":
+        return ordered(result, view, "betweenness_centrality")
+    frame, facts = result
+    if facts.get("total_weight") is None:
+        raise ValueError(f"RunInfo has no total_weight (its keys: {sorted(facts)})")
+    f = forest(column(frame, "src"), column(frame, "dst"), column(frame, "weight"))
+    f["violations"] = forest_violations(view, f) + (len(frame) - f["edges"])
+    f["info_total_weight"] = float(facts["total_weight"])
+    return f
+
+
+def forest_violations(view, f: dict) -> int:
+    """0 for a spanning forest of ``view``'s edges, else a count of faults: forest edges that
+    are no edge of the view or carry another weight, edges closing a cycle (more than n minus
+    its trees), and view edges joining two of its trees."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    xp, n = device.xp, view.n
+    fs = xp.asarray(device.asarray(view.to_internal(f["src"]))).astype(np.int64)
+    fd = xp.asarray(device.asarray(view.to_internal(f["dst"]))).astype(np.int64)
+    trees, label = connected_components(csr_matrix(
+        (np.ones(f["edges"]), (device.to_host(fs), device.to_host(fd))), shape=(n, n)),
+        directed=False)
+    label = device.asarray(label)
+    joins = int((label[view.edge_sources] != label[view.out_indices]).sum()) // (
+        1 if view.directed else 2)  # an undirected edge is stored both ways
+    keys = view.edge_sources.astype(np.int64) * n + view.out_indices.astype(np.int64)
+    order = xp.argsort(keys)
+    want = fs * n + fd
+    pos = xp.minimum(xp.searchsorted(keys[order], want), max(view.m - 1, 0))
+    w = (view.edge_weights[:, 0] if view.edge_weights is not None
+         else xp.ones(view.m, dtype=np.float32))
+    have = (keys[order][pos] == want) & (
+        w[order][pos] == device.asarray(f["weight"]).astype(np.float32)) if view.m else \
+        xp.zeros(f["edges"], dtype=bool)
+    return int((~have).sum()) + max(0, f["edges"] - (n - trees)) + joins
+
+
+# ------------------------------------------------------------------------------ references
+
+
+def agree(name: str, mine, ref, against: str) -> dict:
+    """The check record of ours (:func:`read_ours`) against a reference in the same form."""
+    if name == "strongly_connected_components":
+        return compare("partition", mine, ref, against=against)
+    if name == "betweenness_centrality":
+        return compare("rel_max", mine, ref, against=against, tol=BC_RTOL)
+    total = ref["total_weight"]
+    rel = abs(mine["total_weight"] - total) / max(abs(total), 1e-300)
+    info = abs(mine["info_total_weight"] - mine["total_weight"]) / max(abs(total), 1e-300)
+    return {"against": against, "metric": "total weight rel. difference", "value": rel,
+            "tol": MST_RTOL, "edges": mine["edges"], "reference_edges": ref["edges"],
+            "total_weight": mine["total_weight"], "info_total_weight_rel": info,
+            "forest_violations": mine["violations"],
+            "edges_not_in_reference": _edges_not_in(mine, ref),
+            "ok": bool(rel <= MST_RTOL and info <= MST_RTOL and mine["violations"] == 0
+                       and mine["edges"] == ref["edges"])}
+
+
+def _edges_not_in(mine: dict, ref: dict) -> int:
+    """How many of our forest's edges the reference's lacks (ties of equal weights may pick
+    other edges; with distinct weights the forest is unique and this is 0)."""
+    if not mine["edges"] or not ref["edges"]:
+        return mine["edges"]
+    low = min(int(mine["src"].min()), int(ref["src"].min()))  # src is each pair's smaller id
+    span = max(int(mine["dst"].max()), int(ref["dst"].max())) - low + 1
+    key = lambda f: (f["src"] - low) * span + (f["dst"] - low)  # noqa: E731
+    theirs = np.sort(key(ref))
+    a = key(mine)
+    return int((theirs[np.minimum(np.searchsorted(theirs, a), theirs.size - 1)] != a).sum())
+
+
+def oracle(name: str, view, sources=None):
+    """(reference in :func:`read_ours`'s form, description) on the host; ValueError when the
+    graph is too large for it."""
+    work = view.m * (len(sources) if name == "betweenness_centrality" else 1)
+    limit = BC_ORACLE_WORK if name == "betweenness_centrality" else ORACLE_MAX_EDGES
+    if work > limit:
+        raise ValueError(f"{work:,} {'source x edges' if sources is not None else 'edges'} "
+                         f"are too many for the CPU oracle (limit {limit:,})")
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+
+    n, ids = view.n, device.to_host(view.vertices).astype(np.int64)
+    s = device.to_host(view.edge_sources).astype(np.int64)
+    d = device.to_host(view.out_indices).astype(np.int64)
+    if name == "strongly_connected_components":
+        a = csr_matrix((np.ones(s.size), (s, d)), shape=(n, n))
+        return connected_components(a, connection="strong")[1], "scipy strong components"
+    if name == "minimum_spanning_tree":
+        w = (device.to_host(view.edge_weights[:, 0]).astype(np.float64)
+             if view.edge_weights is not None else np.ones(s.size))
+        t = minimum_spanning_tree(csr_matrix((w, (s, d)), shape=(n, n))).tocoo()
+        return forest(ids[t.row], ids[t.col], t.data), "scipy minimum_spanning_tree"
+    return _brandes(view, s, d, sources), "networkx Brandes over the sources, cuGraph's scaling"
+
+
+def _brandes(view, s, d, sources):
+    """NetworkX's betweenness dependency sums from ``sources`` (``betweenness_centrality_subset``
+    to every vertex, unnormalized; its halving on undirected graphs undone), divided as
+    cuGraph divides them."""
+    import networkx as nx
+
+    n = view.n
+    if n < 3:
+        raise ValueError(f"normalized betweenness needs n >= 3 vertices (n = {n})")
+    G = nx.DiGraph() if view.directed else nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from(zip(s.tolist(), d.tolist()))
+    inner = np.asarray(device.to_host(device.asarray(view.to_internal(sources)))).astype(
+        np.int64)
+    raw = nx.betweenness_centrality_subset(G, inner.tolist(), list(range(n)),
+                                           normalized=False)
+    sums = np.array([raw[v] for v in range(n)]) * (1.0 if view.directed else 2.0)
+    nonsource, source = bc_scale(n, sources)
+    divisor = np.full(n, nonsource)
+    divisor[inner] = source
+    return device.asarray(sums / divisor)
+
+
+# ------------------------------------------------------------------------------ the rows
+
+
+def measure(run, graph: str, g, peer, cgraphs) -> dict:
+    """The rows of every algorithm of :data:`ALGORITHMS` in ``run.algorithms`` on ``g``;
+    returns the cuGraph build times of the versions it made ({} without cuGraph)."""
+    mod, label = peer
+    versions = Versions(g, mod, cgraphs)
+    for name in (a for a in ALGORITHMS if a in run.algorithms):
+        for k in (run.ks or (DEFAULT_K,)) if name == "betweenness_centrality" else (None,):
+            _case(run, graph, name, versions, peer, k)
+            free_memory()
+    return versions.build_ms
+
+
+def _case(run, graph, name, versions, peer, k) -> None:
+    mod, label = peer
+    entry, view = catalog.get(name), versions.view(name)
+    params = {"version": versions.version(name), "n": view.n, "m": view.m}
+    sources = None
+    if name == "betweenness_centrality":  # k = n at most
+        sources = bc_sources(view, k)
+        params.update(k=int(sources.size), k_asked=k, sources=sources.tolist(),
+                      normalized=True, sources_drawn="uniform among the vertices, seeded")
+        k = int(sources.size)
+    case = case_of(name, versions, k)
+    tag = f"{name} ({case}) on {graph}"
+    ours = run.row(graph, name, case, "default", "ours", "ours", k=k, params=params)
+    peer_row = run.row(graph, name, case, "default", "cugraph", "peer", label=label, k=k,
+                       params=params)
+    if sources is not None and sources.size < 2:
+        for row in (ours, peer_row):
+            row["status"] = "n/a: k < 2 sources (cuGraph divides a source's value by k - 1)"
+        return
+    run.log(f"{tag}: ours")
+    result = run.timed(ours, lambda: call_ours(entry, view, sources))
+    mine = None
+    if result is not None:
+        try:
+            mine = read_ours(name, result, view)
+        except Exception as e:
+            run.error(ours, e, "reading its result")
+    del result
+    ref, against = _peer(run, peer_row, name, versions, view, sources, peer)
+    if mine is None:
+        return
+    try:
+        if ref is None:
+            try:
+                ref, against = oracle(name, view, sources)
+            except (ValueError, ImportError) as e:
+                _unchecked(run, ours, name, mine, e, tag)
+                return
+        run.check([ours] + ([peer_row] if peer_row["status"] == "ok" else []),
+                  agree(name, mine, ref, against), tag)
+    except Exception as e:
+        run.error(ours, e, "the check")
+
+
+def _peer(run, row, name, versions, view, sources, peer):
+    """Time cuGraph's call into ``row``; (its result in our form, its label) or (None, None)."""
+    mod, label = peer
+    if mod is None:
+        row["status"] = f"skipped: {label}"
+        return None, None
+    try:
+        G = versions.cugraph(name)
+        run.log(f"{name} on {row['graph']}: cuGraph")
+        out = run.timed(row, lambda: mod.run(name, G, k=sources), what="cugraph")
+        if out is not None:
+            return mod.values(name, out, view), label
+    except Exception as e:
+        run.error(row, e, "cugraph")
+    return None, None
+
+
+def _unchecked(run, ours, name, mine, why, tag) -> None:
+    """No reference: a spanning forest is still certified; the row says what was not checked."""
+    if name == "minimum_spanning_tree" and mine["violations"]:
+        run.check(ours, {"against": "the graph's edges", "metric": "forest violations",
+                         "value": mine["violations"], "ok": False}, tag)
+        return
+    ours["check"] = f"unchecked: {why}" + ("; a spanning forest of the graph's edges"
+                                           if name == "minimum_spanning_tree" else "")
+
+
+# ------------------------------------------------------------------------------ first calls
+
+
+def parts(name: str, g, k: int = DEFAULT_K):
+    """(call, read, agree) of ``name`` on its version of ``g`` as :func:`measure` runs it, for
+    the traversal suite's first-call rows: ``call()`` -> a result, ``read(result)`` -> values,
+    ``agree(a, b, against)`` -> a check record."""
+    versions = Versions(g)
+    entry, view = catalog.get(name), versions.view(name)
+    sources = bc_sources(view, k) if name == "betweenness_centrality" else None
+    return (lambda: call_ours(entry, view, sources), lambda r: read_ours(name, r, view),
+            lambda a, b, against: agree(name, a, b, against))
