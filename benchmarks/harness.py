@@ -126,6 +126,7 @@ class Run:
     def __init__(self, suite: Suite, *, algorithms, repeat, quick, ks, variants, log):
         self.suite, self.algorithms, self.repeat, self.quick = suite, algorithms, repeat, quick
         self.ks, self.variants, self.log = ks, variants, log
+        self.first_calls = not quick  # traversal's first-call rows (run_suite: --no-first-calls)
         self.rows, self.details, self.skipped, self.peers = [], [], {}, {}
         for name in suite.peers:
             mod, label = peers.load(name)
@@ -403,8 +404,9 @@ def resolve(suite: Suite, algorithms=None, quick=False, ks=None, graphs_text=Non
 
 def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out="benchmarks/"
               "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False,
-              device_budget=None, sizes=None, nx_max_edges=None):
-    """Run a suite; (exit status, report).  Bad arguments raise ValueError.
+              device_budget=None, sizes=None, nx_max_edges=None, first_calls=True):
+    """Run a suite; (exit status, report).  ``first_calls`` (traversal only): False leaves out
+    a full run's first-call rows (each a fresh process that builds the graph again).  Bad arguments raise ValueError.
     ``device_budget`` (hostmem only): the budget of its ``auto`` case.  ``sizes`` (networkx
     only, edge counts): its graphs instead of ``graphs_text``; ``nx_max_edges`` (networkx only):
     NetworkX itself is not run on larger graphs."""
@@ -424,6 +426,8 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         if graphs_text:
             raise ValueError("give --sizes or --graphs, not both")
         graphs_text = networkx.specs_for_sizes(sizes)
+    if not first_calls and name != "traversal":
+        raise ValueError(f"--no-first-calls is an option of the traversal suite, not {name}")
     if nx_max_edges is not None and nx_max_edges < 0:
         raise ValueError(f"--nx-max-edges must be >= 0, got {nx_max_edges}")
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
@@ -436,6 +440,7 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     run = Run(suite, algorithms=chosen, repeat=repeat, quick=quick, ks=ks,
               variants=[v.strip().lower() for v in variants] if variants else None, log=log)
     run.device_budget, run.nx_max_edges = device_budget, nx_max_edges
+    run.first_calls = first_calls and not quick
     report = {"suite": name, "argv": list(argv), "date": now.date().isoformat(),
               "timestamp": now.isoformat(timespec="seconds"), "environment": env,
               "settings": {"graphs": [s.text for s in specs], "algorithms": chosen,
@@ -539,6 +544,9 @@ def main(argv=None) -> int:
                                    "an R-MAT and a grid graph of about each")
     r.add_argument("--nx-max-edges", type=float, help="networkx: run NetworkX itself only up to "
                                                       "this many edges (larger: 'not run')")
+    r.add_argument("--no-first-calls", action="store_true",
+                   help="traversal: leave out the first-call rows (a fresh process per "
+                        "algorithm and graph, which builds the graph again)")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
@@ -551,7 +559,7 @@ def main(argv=None) -> int:
             args.suite, graphs_text=args.graphs, repeat=args.repeat, out=args.out,
             algorithms=args.algorithms.split(",") if args.algorithms else None, tag=args.tag,
             quick=args.quick, ks=ks, argv=argv, device_budget=args.device_budget,
-            sizes=sizes, nx_max_edges=limit,
+            sizes=sizes, nx_max_edges=limit, first_calls=not args.no_first_calls,
             variants=args.variants.split(",") if args.variants else None)
     except ValueError as e:
         r.error(str(e))

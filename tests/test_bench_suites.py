@@ -464,3 +464,14 @@ def test_first_calls_run_in_fresh_processes_with_an_empty_then_warm_cache():
     assert [(r["variant"], r["role"], r["check"]) for r in run_.rows] == [
         ("empty cache", "ours", "ok"), ("warm cache", "variant", "ok")]
     assert all(r["ms"] > 0 and "beyond_warm_ms" in r["params"] for r in run_.rows)
+
+
+def test_no_first_calls_leaves_out_a_full_runs_fresh_processes(tmp_path):
+    status, report = harness.run_suite("traversal", graphs_text="grid:3", repeat=1,
+                                       algorithms=["weakly_connected_components"], out=tmp_path,
+                                       quiet=True, tag="t", first_calls=False)
+    assert status == 0, report["failures"]
+    df = pd.read_parquet(next(tmp_path.glob("run-traversal_*_t.parquet")))
+    assert len(df) and not (df["case"] == "first call (fresh process)").any()
+    with pytest.raises(ValueError, match="--no-first-calls is an option of the traversal"):
+        harness.run_suite("spmm", quick=True, out=tmp_path, quiet=True, first_calls=False)

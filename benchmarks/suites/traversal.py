@@ -325,7 +325,7 @@ def measure(run, spec, g, stats) -> None:
         stats["cugraph_build_ms"] = {**cgraphs.build_ms, **versions_ms}
     if seeds is not None:
         seeds.close()
-    if not run.quick:
+    if run.first_calls:
         first_calls(run, spec, g, hub)
     free_memory()
 
