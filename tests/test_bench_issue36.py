@@ -279,10 +279,11 @@ def test_graph_versions_of_a_grid_and_of_rmat():
 
 
 @pytest.mark.gpu
-def test_cugraph_readings_agree_with_the_cpu_oracles():
+def test_cugraph_readings_agree_with_the_cpu_oracles(monkeypatch):
     """The real cuGraph 26.10 through the peer module, on its own: strong components,
     the spanning forest's edge list and total weight, and normalized betweenness from 16
     given sources (:func:`benchmarks.peers.cugraph.bc_scale`) against SciPy / NetworkX."""
+    monkeypatch.delitem(sys.modules, "cugraph")  # the autouse fixture's stand-in: none
     import cugraph  # noqa: F401  (a GPU machine without it fails here)
 
     for spec in ("rmat:10:8", "road:24:0.1"):
@@ -311,3 +312,13 @@ def test_rows_against_cugraph_on_the_gpu(tmp_path, monkeypatch):
     assert all(r["check"] == "ok" and r["status"] == "ok" for r in rows.values()), [
         (k, r["status"], r["check_detail"]) for k, r in rows.items() if r["check"] != "ok"]
     assert json.dumps(report["graphs"]["road:24:0.1"]["cugraph_build_ms"])
+
+
+def test_cugraph_spanning_tree_graphs_take_int32_ids():
+    """cuGraph 26.10's minimum_spanning_tree refuses 64-bit edge offsets (which its graphs take
+    from 64-bit ids): the peer narrows the ids, and refuses ids that do not fit."""
+    assert "minimum_spanning_tree" in peer.INT32_IDS
+    out = peer.int32_ids({"src": np.array([0, 5], np.int64), "dst": np.array([7, 2**31 - 1])})
+    assert out["src"].dtype == np.int32 and device.to_host(out["dst"]).tolist() == [7, 2**31 - 1]
+    with pytest.raises(ValueError, match="dst ids do not fit int32"):
+        peer.int32_ids({"src": np.array([0]), "dst": np.array([2**31])})

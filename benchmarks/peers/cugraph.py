@@ -43,6 +43,25 @@ RESULT = {"bfs": "distance", "sssp": "distance", "weakly_connected_components": 
           "betweenness_centrality": "betweenness_centrality"}
 
 
+#: Algorithms cuGraph 26.10 runs only on 32-bit edge offsets, which its graphs take from 32-bit
+#: vertex ids: minimum_spanning_tree (a legacy routine behind the C API, cpp/src/c_api/
+#: legacy_mst.cpp, refuses other edge types with CUGRAPH_UNSUPPORTED_TYPE_COMBINATION).
+INT32_IDS = frozenset({"minimum_spanning_tree"})
+
+
+def int32_ids(cols: dict) -> dict:
+    """``src`` / ``dst`` as int32 (ValueError when an id does not fit)."""
+    xp = device.xp
+    out = {}
+    for name in ("src", "dst"):
+        ids = xp.asarray(cols[name])
+        if ids.size and (int(ids.max()) >= 2**31 or int(ids.min()) < -2**31):
+            raise ValueError(f"cugraph peer: {name} ids do not fit int32, which cuGraph's "
+                             "minimum_spanning_tree needs")
+        out[name] = ids.astype(np.int32)
+    return out
+
+
 def _module():
     import cugraph
     return cugraph
@@ -92,12 +111,15 @@ class Graphs:
         return (bool(self.g.directed and not view), weighted, transposed)
 
     def get(self, algorithm: str):
-        kind = self.kind(algorithm)
+        narrow = algorithm in INT32_IDS
+        kind = self.kind(algorithm) + ((("int32 ids",) if narrow else ()))
         if kind not in self.cache:
-            directed, weighted, transposed = kind
+            directed, weighted, transposed = kind[:3]
             cols = edges(self.g, undirected_view={**KINDS, **WEIGHTED}[algorithm][0])
             if not weighted:
                 cols.pop("weight")
+            if narrow:
+                cols = {**cols, **int32_ids(cols)}
             df = frame(cols)
             G = _module().Graph(directed=directed)
             kw = dict(source="src", destination="dst", renumber=True)
