@@ -176,6 +176,10 @@ def test_rows_against_the_cpu_oracles(tmp_path):
     assert all(rows[(SMALL, a, "ours")]["check"] == "ok" for a in ALGORITHMS)
     assert all(rows[(SMALL, a, "cugraph")]["status"].startswith("skipped: cugraph not")
                for a in ALGORITHMS)
+    facts = {a: rows[(SMALL, a, "ours")]["params"]["run_facts"] for a in ALGORITHMS}
+    assert facts["strongly_connected_components"]["trim_rounds"] >= 1
+    assert facts["minimum_spanning_tree"]["iterations"] >= 1
+    assert facts["betweenness_centrality"]["batches"] == 1
 
 
 def test_a_wrong_result_of_ours_is_flagged(tmp_path, monkeypatch):

@@ -101,24 +101,34 @@ def case_of(name: str, versions: Versions, k=None) -> str:
 
 
 def call_ours(entry, view, sources=None):
-    """One call of ours: SCC's frame, MST's (frame, facts), BC's frame from ``sources``."""
-    if entry.name == "minimum_spanning_tree":
-        return catalog.call(entry, view, {})
+    """One call of ours: (frame, RunInfo facts); BC from ``sources``."""
     if entry.name == "betweenness_centrality":
-        return catalog.call(entry, view, {"sources": sources}, info=False, normalized=True)[0]
-    return catalog.call(entry, view, {}, info=False)[0]
+        return catalog.call(entry, view, {"sources": sources}, normalized=True)
+    return catalog.call(entry, view, {})
+
+
+#: RunInfo facts a row keeps (how the run went: rounds, phases, batches), scalars only
+RUN_FACTS = ("iterations", "trim_rounds", "trimmed", "pivot_component", "coloring_rounds",
+             "phases", "jumps", "push_iterations", "pull_iterations", "components",
+             "lanes", "batches")
+
+
+def run_facts(facts: dict) -> dict:
+    """The :data:`RUN_FACTS` of a call's RunInfo (its ``variant`` included)."""
+    merged = {**facts, **(facts.get("variant") or {})}
+    return {key: merged[key] for key in RUN_FACTS if isinstance(merged.get(key), (int, float))}
 
 
 def read_ours(name: str, result, view):
-    """Our result as the checks compare it: labels / betweenness in the view's internal
-    order; the spanning forest's :func:`~benchmarks.peers.cugraph.forest` with
+    """Our result (:func:`call_ours`' pair) as the checks compare it: labels / betweenness in
+    the view's internal order; the spanning forest's :func:`~benchmarks.peers.cugraph.forest` with
     ``info_total_weight`` and ``violations`` (:func:`forest_violations`, plus rows listed
     twice)."""
-    if name == "strongly_connected_components":
-        return ordered(result, view, "labels")
-    if name == "betweenness_centrality":
-        return ordered(result, view, "betweenness_centrality")
     frame, facts = result
+    if name == "strongly_connected_components":
+        return ordered(frame, view, "labels")
+    if name == "betweenness_centrality":
+        return ordered(frame, view, "betweenness_centrality")
     if facts.get("total_weight") is None:
         raise ValueError(f"RunInfo has no total_weight (its keys: {sorted(facts)})")
     f = forest(column(frame, "src"), column(frame, "dst"), column(frame, "weight"))
@@ -275,6 +285,7 @@ def _case(run, graph, name, versions, peer, k) -> None:
     result = run.timed(ours, lambda: call_ours(entry, view, sources))
     mine = None
     if result is not None:
+        ours["params"] = {**ours["params"], "run_facts": run_facts(result[1])}
         try:
             mine = read_ours(name, result, view)
         except Exception as e:
