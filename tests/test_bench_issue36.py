@@ -132,7 +132,9 @@ def test_rows_against_the_stand_in_cugraph(tmp_path, monkeypatch):
             ours, theirs = rows[(g, name, "ours")], rows[(g, name, "cugraph")]
             assert ours["status"] == theirs["status"] == "ok", (ours, theirs)
             assert ours["check"] == theirs["check"] == "ok"
-            assert ours["check_against"] == "cugraph stand-in" and ours["ms"] > 0
+            assert ours["check_against"] == (  # betweenness: a float64 Brandes, not cuGraph
+                structure.BRANDES_LABEL if name == "betweenness_centrality"
+                else "cugraph stand-in") and ours["ms"] > 0
             assert ours["case"] == theirs["case"] and theirs["ratio_vs_ours"] > 0
     cases = {(g, a): rows[(g, a, "ours")]["case"] for g in GRAPHS.split(",") for a in ALGORITHMS}
     assert cases == {("rmat:3:4", "strongly_connected_components"): "directed",
@@ -155,13 +157,15 @@ def test_rows_against_the_stand_in_cugraph(tmp_path, monkeypatch):
 
 def test_a_wrong_cugraph_result_is_flagged(tmp_path, monkeypatch):
     """Each of the three (betweenness: also cuGraph's scaling of sampled sums against older
-    NetworkX's, which differ)."""
+    NetworkX's, which differ).  SCC and MST are checked against cuGraph, so both rows fail;
+    betweenness is checked against a float64 Brandes, so only cuGraph's row does."""
     monkeypatch.setitem(sys.modules, "cugraph", _cugraph(wrong=("scc", "mst", "bc")))
     status, rows, report = run(tmp_path, SMALL)
     assert status == 1 and len(report["failures"]) == 3
     for name in ALGORITHMS:
         assert any(f.startswith(f"{name} (") for f in report["failures"]), name
-        assert rows[(SMALL, name, "ours")]["check"] == "FAILED"
+        assert rows[(SMALL, name, "ours")]["check"] == (
+            "ok" if name == "betweenness_centrality" else "FAILED")
         assert rows[(SMALL, name, "cugraph")]["check"] == "FAILED"
 
 
@@ -326,3 +330,28 @@ def test_cugraph_spanning_tree_graphs_take_int32_ids():
     assert out["src"].dtype == np.int32 and device.to_host(out["dst"]).tolist() == [7, 2**31 - 1]
     with pytest.raises(ValueError, match="dst ids do not fit int32"):
         peer.int32_ids({"src": np.array([0]), "dst": np.array([2**31])})
+
+
+@pytest.mark.parametrize("spec", ["rmat:5:4", "road:5:0.2"])
+def test_brandes_by_sparse_products_is_networkx_brandes(spec):
+    """The float64 reference the rows use beyond NetworkX's reach agrees with NetworkX's
+    Brandes (cuGraph's scaling) on a directed and an undirected graph, in chunks of sources."""
+    g, _ = graphs.build(spec)
+    sources = structure.bc_sources(g, 5)
+    ref, _ = structure.oracle("betweenness_centrality", g, sources)
+    products = structure.brandes_products(g, sources, chunk=2)
+    np.testing.assert_allclose(device.to_host(products), device.to_host(ref), rtol=1e-12,
+                               atol=1e-15)
+    assert float(device.to_host(ref).max()) > 0
+
+
+def test_cugraph_betweenness_is_checked_against_the_float64_reference(tmp_path, monkeypatch):
+    """Beyond NetworkX's reach the rows take the sparse-product Brandes as the reference: ours
+    and a cuGraph that answers wrongly are each checked against it, not against each other."""
+    monkeypatch.setattr(structure, "BC_ORACLE_WORK", 0)
+    monkeypatch.setitem(sys.modules, "cugraph", _cugraph(wrong=("bc",)))
+    status, rows, report = run(tmp_path, SMALL, algorithms=["betweenness_centrality"])
+    ours, theirs = (rows[(SMALL, "betweenness_centrality", who)] for who in ("ours", "cugraph"))
+    assert ours["check"] == "ok" and ours["check_against"] == structure.PRODUCTS_LABEL
+    assert theirs["check"] == "FAILED" and theirs["check_against"] == structure.PRODUCTS_LABEL
+    assert status != 0

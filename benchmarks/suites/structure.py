@@ -21,10 +21,13 @@ trees) with ``RunInfo``'s ``total_weight`` equal to its edges' sum; betweenness 
 within :data:`BC_RTOL` (relative) of the reference.  cuGraph's normalized betweenness from k
 given sources divides a vertex's dependency sum by k (n - 2), a source's by (k - 1) (n - 2)
 (:func:`benchmarks.peers.cugraph.bc_scale`), and ours is held to that.  Without cuGraph the
-references are CPU oracles (SciPy's strong components and minimum spanning tree, NetworkX's
-Brandes over the same sources then cuGraph's scaling) up to
-:data:`benchmarks.common.ORACLE_MAX_EDGES` stored edges (betweenness: k x m up to
-:data:`BC_ORACLE_WORK`); beyond, a row says ``unchecked`` (a spanning forest still certified).
+references are CPU oracles (SciPy's strong components and minimum spanning tree) up to
+:data:`benchmarks.common.ORACLE_MAX_EDGES` stored edges; beyond, a row says ``unchecked`` (a
+spanning forest still certified).  Betweenness is never checked against cuGraph's values,
+whose path counts are the graph's 32-bit edge type and overflow on large graphs: ours and
+cuGraph's are each checked against a float64 Brandes over the same sources, NetworkX's up to
+:data:`BC_ORACLE_WORK` (k x m), beyond it :func:`brandes_products` (sparse products, on the
+GPU when there is one).
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ import numpy as np
 from onyx_rapids import device
 
 from .. import catalog, graphs
-from ..common import ORACLE_MAX_EDGES, column, compare, free_memory, ordered
+from ..common import (ORACLE_MAX_EDGES, column, compare, error_text, free_memory,
+                      ordered, out_of_memory)
 from ..peers.cugraph import bc_scale, forest
 
 ALGORITHMS = ("strongly_connected_components", "minimum_spanning_tree",
@@ -42,6 +46,10 @@ ALGORITHMS = ("strongly_connected_components", "minimum_spanning_tree",
 DEFAULT_K = 256
 MST_RTOL = 1e-6
 BC_RTOL = 1e-4
+#: Sources per pass of :func:`brandes_products` (its n x chunk float64 blocks)
+PRODUCT_CHUNK = 32
+BRANDES_LABEL = "networkx Brandes over the sources, cuGraph's scaling"
+PRODUCTS_LABEL = "float64 Brandes by sparse products over the sources, cuGraph's scaling"
 BC_ORACLE_WORK = 20_000_000  # k x stored edges of NetworkX's Brandes (seconds on a CPU)
 _VERSION = {"strongly_connected_components": "directed version",
             "minimum_spanning_tree": "undirected weighted version"}
@@ -221,7 +229,7 @@ def oracle(name: str, view, sources=None):
              if view.edge_weights is not None else np.ones(s.size))
         t = minimum_spanning_tree(csr_matrix((w, (s, d)), shape=(n, n))).tocoo()
         return forest(ids[t.row], ids[t.col], t.data), "scipy minimum_spanning_tree"
-    return _brandes(view, s, d, sources), "networkx Brandes over the sources, cuGraph's scaling"
+    return _brandes(view, s, d, sources), BRANDES_LABEL
 
 
 def _brandes(view, s, d, sources):
@@ -245,6 +253,56 @@ def _brandes(view, s, d, sources):
     divisor = np.full(n, nonsource)
     divisor[inner] = source
     return device.asarray(sums / divisor)
+
+
+
+
+def brandes_products(view, sources, chunk: int = PRODUCT_CHUNK):
+    """Betweenness from ``sources`` as :func:`_brandes` gives it (cuGraph's scaling), computed
+    in float64 by sparse matrix products, ``chunk`` sources a pass (cuSPARSE on a GPU, SciPy on
+    the host): per level L, ``sigma_{L+1} = A^T (sigma on level L)`` on the vertices not yet
+    reached, then backward ``delta_L = sigma_L * A ((1 + delta_{L+1}) / sigma_{L+1})``;
+    ``bc(v)`` sums ``delta`` over the sources other than v.  Written from Brandes' formulas,
+    sharing no code with ours, for graphs where NetworkX's Brandes is too slow."""
+    xp, n = device.xp, view.n
+    if n < 3:
+        raise ValueError(f"normalized betweenness needs n >= 3 vertices (n = {n})")
+    if device.BACKEND == "gpu":
+        from cupyx.scipy import sparse
+    else:
+        from scipy import sparse
+    src, dst = (xp.asarray(device.asarray(a)).astype(np.int64)
+                for a in (view.edge_sources, view.out_indices))
+    a = sparse.csr_matrix((xp.ones(src.shape[0], dtype=np.float64), (src, dst)), shape=(n, n))
+    at = a.T.tocsr()
+    inner = xp.asarray(device.asarray(view.to_internal(sources))).astype(np.int64).reshape(-1)
+    sums = xp.zeros(n, dtype=np.float64)
+    for at_ in range(0, inner.shape[0], chunk):
+        starts = inner[at_:at_ + chunk]
+        cols = xp.arange(starts.shape[0])
+        dist = xp.full((n, starts.shape[0]), -1, dtype=np.int32)
+        sigma = xp.zeros((n, starts.shape[0]), dtype=np.float64)
+        dist[starts, cols], sigma[starts, cols] = 0, 1.0
+        level = 0
+        while True:
+            offer = at @ xp.where(dist == level, sigma, 0.0)
+            new = (dist < 0) & (offer > 0)
+            if not bool(new.any()):
+                break
+            dist[new], sigma[new] = level + 1, offer[new]
+            level += 1
+        delta = xp.zeros_like(sigma)
+        for lvl in range(level - 1, -1, -1):
+            pull = a @ xp.where(dist == lvl + 1, (1.0 + delta) / xp.where(sigma > 0, sigma, 1.0),
+                                0.0)
+            here = dist == lvl
+            delta[here] = (sigma * pull)[here]
+        delta[starts, cols] = 0.0  # a source's own dependency is not its betweenness
+        sums += delta.sum(axis=1)
+    nonsource, source = bc_scale(n, sources)
+    divisor = xp.full(n, nonsource, dtype=np.float64)
+    divisor[inner] = source
+    return sums / divisor
 
 
 # ------------------------------------------------------------------------------ the rows
@@ -295,6 +353,9 @@ def _case(run, graph, name, versions, peer, k) -> None:
     if mine is None:
         return
     try:
+        if name == "betweenness_centrality":
+            _check_betweenness(run, ours, peer_row, mine, ref, view, sources, tag)
+            return
         if ref is None:
             try:
                 ref, against = oracle(name, view, sources)
@@ -322,6 +383,33 @@ def _peer(run, row, name, versions, view, sources, peer):
     except Exception as e:
         run.error(row, e, "cugraph")
     return None, None
+
+
+def _check_betweenness(run, ours, peer_row, mine, theirs, view, sources, tag) -> None:
+    """Ours, and cuGraph's values, each against a float64 Brandes (NetworkX's on small graphs,
+    :func:`brandes_products` beyond): cuGraph's are not a reference, its path counts being
+    the graph's 32-bit edge type below 2^31 edges, which overflows on large graphs.  Without
+    a float64 reference (no memory for it) ours is checked against cuGraph's."""
+    name = "betweenness_centrality"
+    try:
+        ref, against = oracle(name, view, sources)
+    except ValueError:
+        try:
+            ref, against = brandes_products(view, sources), PRODUCTS_LABEL
+        except Exception as e:  # noqa: BLE001  (only running out of memory is expected)
+            if not out_of_memory(e):
+                raise
+            ref, against = None, f"no float64 reference ({error_text(e)})"
+            free_memory()
+    if ref is None:
+        if theirs is None:
+            _unchecked(run, ours, name, mine, against, tag)
+        else:
+            run.check([ours, peer_row], agree(name, mine, theirs, peer_row["label"]), tag)
+        return
+    run.check(ours, agree(name, mine, ref, against), tag)
+    if theirs is not None:
+        run.check(peer_row, agree(name, theirs, ref, against), f"{tag}: cuGraph's values")
 
 
 def _unchecked(run, ours, name, mine, why, tag) -> None:
