@@ -127,6 +127,7 @@ class Run:
         self.suite, self.algorithms, self.repeat, self.quick = suite, algorithms, repeat, quick
         self.ks, self.variants, self.log = ks, variants, log
         self.first_calls = not quick  # traversal's first-call rows (run_suite: --no-first-calls)
+        self.peer_limit_s = None  # traversal: cuGraph betweenness's time limit (--peer-limit)
         self.rows, self.details, self.skipped, self.peers = [], [], {}, {}
         for name in suite.peers:
             mod, label = peers.load(name)
@@ -404,9 +405,12 @@ def resolve(suite: Suite, algorithms=None, quick=False, ks=None, graphs_text=Non
 
 def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out="benchmarks/"
               "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False,
-              device_budget=None, sizes=None, nx_max_edges=None, first_calls=True):
+              device_budget=None, sizes=None, nx_max_edges=None, first_calls=True,
+              peer_limit=None):
     """Run a suite; (exit status, report).  ``first_calls`` (traversal only): False leaves out
-    a full run's first-call rows (each a fresh process that builds the graph again).  Bad arguments raise ValueError.
+    a full run's first-call rows (each a fresh process that builds the graph again);
+    ``peer_limit`` (traversal only, seconds): cuGraph's betweenness estimated to take longer
+    for its calls is not run (benchmarks.suites.structure).  Bad arguments raise ValueError.
     ``device_budget`` (hostmem only): the budget of its ``auto`` case.  ``sizes`` (networkx
     only, edge counts): its graphs instead of ``graphs_text``; ``nx_max_edges`` (networkx only):
     NetworkX itself is not run on larger graphs."""
@@ -428,6 +432,9 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         graphs_text = networkx.specs_for_sizes(sizes)
     if not first_calls and name != "traversal":
         raise ValueError(f"--no-first-calls is an option of the traversal suite, not {name}")
+    if peer_limit is not None and (name != "traversal" or not peer_limit > 0):
+        raise ValueError(f"--peer-limit is a positive number of seconds of the traversal "
+                         f"suite, got {peer_limit!r} for {name}")
     if nx_max_edges is not None and nx_max_edges < 0:
         raise ValueError(f"--nx-max-edges must be >= 0, got {nx_max_edges}")
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
@@ -441,6 +448,7 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
               variants=[v.strip().lower() for v in variants] if variants else None, log=log)
     run.device_budget, run.nx_max_edges = device_budget, nx_max_edges
     run.first_calls = first_calls and not quick
+    run.peer_limit_s = peer_limit
     report = {"suite": name, "argv": list(argv), "date": now.date().isoformat(),
               "timestamp": now.isoformat(timespec="seconds"), "environment": env,
               "settings": {"graphs": [s.text for s in specs], "algorithms": chosen,
@@ -547,6 +555,9 @@ def main(argv=None) -> int:
     r.add_argument("--no-first-calls", action="store_true",
                    help="traversal: leave out the first-call rows (a fresh process per "
                         "algorithm and graph, which builds the graph again)")
+    r.add_argument("--peer-limit", type=float,
+                   help="traversal: seconds cuGraph's betweenness may take for its calls "
+                        "(estimated from 4 sources; longer: 'not run')")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
@@ -560,6 +571,7 @@ def main(argv=None) -> int:
             algorithms=args.algorithms.split(",") if args.algorithms else None, tag=args.tag,
             quick=args.quick, ks=ks, argv=argv, device_budget=args.device_budget,
             sizes=sizes, nx_max_edges=limit, first_calls=not args.no_first_calls,
+            peer_limit=args.peer_limit,
             variants=args.variants.split(",") if args.variants else None)
     except ValueError as e:
         r.error(str(e))

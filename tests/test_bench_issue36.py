@@ -339,10 +339,27 @@ def test_brandes_by_sparse_products_is_networkx_brandes(spec):
     g, _ = graphs.build(spec)
     sources = structure.bc_sources(g, 5)
     ref, _ = structure.oracle("betweenness_centrality", g, sources)
-    products = structure.brandes_products(g, sources, chunk=2)
+    products, used = structure.brandes_products(g, sources, chunk=2)
     np.testing.assert_allclose(device.to_host(products), device.to_host(ref), rtol=1e-12,
                                atol=1e-15)
-    assert float(device.to_host(ref).max()) > 0
+    assert float(device.to_host(ref).max()) > 0 and list(used) == list(sources)
+    first, used = structure.brandes_products(g, sources, chunk=2, budget_s=0.0)
+    assert list(used) == list(sources[:2])  # over budget: the first chunk only
+    np.testing.assert_allclose(device.to_host(first), device.to_host(
+        structure.oracle("betweenness_centrality", g, sources[:2])[0]), rtol=1e-12, atol=1e-15)
+
+
+def test_a_reference_over_part_of_the_sources_checks_a_call_of_ours_from_them(tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.setattr(structure, "BC_ORACLE_WORK", 0)
+    monkeypatch.setattr(structure, "PRODUCT_CHUNK", 2)
+    monkeypatch.setattr(structure, "REFERENCE_BUDGET_S", 0.0)
+    monkeypatch.setitem(sys.modules, "cugraph", _cugraph())
+    status, rows, report = run(tmp_path, SMALL, algorithms=["betweenness_centrality"])
+    assert status == 0, report["failures"]
+    ours, theirs = (rows[(SMALL, "betweenness_centrality", who)] for who in ("ours", "cugraph"))
+    assert ours["check"] == "ok" and "the first 2 of the 4 sources" in ours["check_against"]
+    assert theirs["check"].startswith("unchecked: ")
 
 
 def test_cugraph_betweenness_is_checked_against_the_float64_reference(tmp_path, monkeypatch):
@@ -355,3 +372,17 @@ def test_cugraph_betweenness_is_checked_against_the_float64_reference(tmp_path, 
     assert ours["check"] == "ok" and ours["check_against"] == structure.PRODUCTS_LABEL
     assert theirs["check"] == "FAILED" and theirs["check_against"] == structure.PRODUCTS_LABEL
     assert status != 0
+
+
+def test_peer_limit_leaves_out_a_betweenness_call_estimated_too_long(tmp_path, monkeypatch):
+    monkeypatch.setattr(structure, "PROBE_SOURCES", 2)  # the quick run's 4 sources: probe 2
+    monkeypatch.setitem(sys.modules, "cugraph", _cugraph())
+    status, rows, report = run(tmp_path, SMALL, algorithms=["betweenness_centrality"],
+                               peer_limit=1e-9)
+    assert status == 0, report["failures"]
+    ours, theirs = (rows[(SMALL, "betweenness_centrality", who)] for who in ("ours", "cugraph"))
+    assert theirs["status"].startswith("not run: estimated") and "--peer-limit 1e-09 s" in \
+        theirs["status"] and theirs["params"]["probe_ms"] > 0
+    assert ours["check"] == "ok" and ours["check_against"] == structure.BRANDES_LABEL
+    with pytest.raises(ValueError, match="--peer-limit is a positive number of seconds"):
+        harness.run_suite("spmm", quick=True, out=tmp_path, quiet=True, peer_limit=5.0)
