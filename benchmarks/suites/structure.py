@@ -23,9 +23,9 @@ given sources divides a vertex's dependency sum by k (n - 2), a source's by (k -
 (:func:`benchmarks.peers.cugraph.bc_scale`), and ours is held to that.  Without cuGraph the
 references are CPU oracles (SciPy's strong components and minimum spanning tree) up to
 :data:`benchmarks.common.ORACLE_MAX_EDGES` stored edges; beyond, a row says ``unchecked`` (a
-spanning forest still certified).  Betweenness is never checked against cuGraph's values,
-whose path counts are the graph's 32-bit edge type and overflow on large graphs: ours and
-cuGraph's are each checked against a float64 Brandes over the same sources, NetworkX's up to
+spanning forest still certified).  Betweenness is not checked against cuGraph's values (on
+R-MAT 22 the two disagreed, and a peer is not a reference): ours and cuGraph's are each
+checked against a float64 Brandes over the same sources, NetworkX's up to
 :data:`BC_ORACLE_WORK` (k x m), beyond it :func:`brandes_products` (sparse products, on the
 GPU when there is one).
 """
@@ -440,8 +440,8 @@ def _too_long(run, row, mod, name, G, sources) -> bool:
 
 def _check_betweenness(run, ours, peer_row, mine, theirs, view, sources, tag) -> None:
     """Ours, and cuGraph's values, each against a float64 Brandes (NetworkX's on small graphs,
-    :func:`brandes_products` beyond): cuGraph's are not a reference, its path counts being
-    the graph's 32-bit edge type below 2^31 edges, which overflows on large graphs.  Where the
+    :func:`brandes_products` beyond), so that a disagreement (R-MAT 22, issue 36's first run)
+    says which side is wrong.  Where the
     products over every source would pass :data:`REFERENCE_BUDGET_S`, the reference covers
     the first :data:`PRODUCT_CHUNK` sources and ours is called again (untimed) from those;
     cuGraph's row then stays unchecked.  Without memory for a float64 reference ours is
