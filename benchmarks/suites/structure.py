@@ -441,10 +441,9 @@ def _too_long(run, row, mod, name, G, sources) -> bool:
 def _check_betweenness(run, ours, peer_row, mine, theirs, view, sources, tag) -> None:
     """Ours, and cuGraph's values, each against a float64 Brandes (NetworkX's on small graphs,
     :func:`brandes_products` beyond), so that a disagreement (R-MAT 22, issue 36's first run)
-    says which side is wrong.  Where the
-    products over every source would pass :data:`REFERENCE_BUDGET_S`, the reference covers
-    the first :data:`PRODUCT_CHUNK` sources and ours is called again (untimed) from those;
-    cuGraph's row then stays unchecked.  Without memory for a float64 reference ours is
+    says which side is wrong.  Where the products over every source would pass
+    :data:`REFERENCE_BUDGET_S`, the reference covers the first :data:`PRODUCT_CHUNK` sources
+    and ours is called again (untimed) from those; cuGraph's row then stays unchecked.  Without memory for a float64 reference ours is
     checked against cuGraph's."""
     name = "betweenness_centrality"
     try:
