@@ -281,11 +281,13 @@ def test_cli_k_on_the_embedded_graph(capsys, tmp_path):
     g = Graph.from_parquet(datasets.dataset_path("karate"), "src", "dst")
     sources = bc_module.sample_sources(g, 8, 3)
     _check_bc(g, pd.read_parquet(out), _oracle_bc(g, sources))
-    # --k above n (karate has 34 vertices): every vertex is a source, NetworkX's exact values
-    code = cli.main(["run", "betweenness_centrality", "--k", "64", "--no-feature-aware",
-                     "--quiet", "--out", str(out), "--force"])
+    # --k above n (florentine_families has 15 vertices): every vertex is a source, NetworkX's
+    # exact values
+    code = cli.main(["run", "betweenness_centrality", "--dataset", "florentine_families",
+                     "--k", "64", "--no-feature-aware", "--quiet", "--out", str(out), "--force"])
     assert code == 0, capsys.readouterr().err
-    exact = nx.betweenness_centrality(nx.karate_club_graph())
+    exact = nx.betweenness_centrality(nx.from_pandas_edgelist(
+        datasets.load_edges("florentine_families"), "src", "dst"))
     df = pd.read_parquet(out)
     np.testing.assert_allclose(df["betweenness_centrality"], [exact[v] for v in df["vertex"]],
                                rtol=RTOL)
