@@ -613,7 +613,7 @@ def _one_entry(g, values):
     if isinstance(values, dict) and len(values) == 1:
         (key, value), = values.items()
     elif kind == "Series" and type(values).__module__.startswith("pandas") and len(values) == 1:
-        if _positional(values.index):
+        if io.positional_index(values.index):  # the full read decides what it means
             return None
         key, value = values.index[0], values.iloc[0]
     elif kind == "DataFrame" and type(values).__module__.startswith("pandas") \
@@ -630,10 +630,6 @@ def _one_entry(g, values):
         return int(starts(g, key, None)[0])
     except (ValueError, TypeError):
         return None
-
-
-def _positional(index) -> bool:
-    return type(index).__name__ == "RangeIndex" and index.name is None
 
 
 class Sides(VertexValues):

@@ -36,7 +36,8 @@ from .frames import (_cudf, check_column_name, frame_rows, frame_rows_slice, is_
 from .parquet import parquet_chunks, parquet_edge_columns, parquet_row_count, read_parquet_edges
 from .properties import label_columns, read_property_array, read_table_matrix
 from .results import _to_frame, to_edge_frame, to_frame, to_pair_frame, to_pandas
-from .vertex_frames import from_mapping, is_keyed, keyed_pandas, read_vertex_frame
+from .vertex_frames import (from_mapping, is_keyed, keyed_pandas, positional_index,
+                            read_vertex_frame)
 
 __all__ = [
     "is_frame",
@@ -57,6 +58,7 @@ __all__ = [
     "is_keyed",
     "key_column",
     "keyed_pandas",
+    "positional_index",
     "read_property_array",
     "read_table_matrix",
     "to_frame",

@@ -105,7 +105,7 @@ def from_mapping(values, name: str, column: str = "value"):
     return frame
 
 
-def _positional_index(index) -> bool:
+def positional_index(index) -> bool:
     """Whether ``index`` is a default RangeIndex (unnamed, 0, 1, 2, ...: row positions), as a
     frame or Series built without an index has."""
     return (type(index).__name__ == "RangeIndex" and getattr(index, "name", None) is None
@@ -118,7 +118,7 @@ def _ambiguous(df, series: bool, vertices) -> bool:
     (whose index is its only key; pandas gives a Series made from a dict keyed 0, 1, 2, ...
     this index too) unless reading it by position in ``vertices`` (host ids in internal
     order) names the same vertices."""
-    if not _positional_index(df.index):
+    if not positional_index(df.index):
         return False
     rows = len(df.index)
     return not series or rows > len(vertices) or \
@@ -289,7 +289,7 @@ def read_vertex_frame(g, df, columns=None, *, name: str = "values", vertex: str 
         if kind == "arrow":
             raise ValueError(f"{name}: {where} (a pyarrow Table, which has no index) has no "
                              f"{vertex!r} column; name the id column {vertex!r} (or 'node')")
-        if _positional_index(df.index) and _ambiguous(  # the ids' head only where needed
+        if positional_index(df.index) and _ambiguous(  # the ids' head only where needed
                 df, series, g.id_map.original(xp.arange(min(len(df.index), g.n)))):
             _refuse_positions(name, where, series, vertex)
         exclude = ()
