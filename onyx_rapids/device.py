@@ -437,6 +437,14 @@ def grid_size(work_items: int, block_size: int, max_blocks: int | None = None) -
     return blocks
 
 
+def stride_grid(work_items: int, block_size: int, blocks_per_sm: int) -> int:
+    """Blocks of a grid-stride loop over ``work_items``: one thread each, at most
+    ``blocks_per_sm`` blocks per multiprocessor (one block under the simulator, whose threads
+    are Python threads)."""
+    cap = 1 if is_simulator() else multiprocessor_count() * blocks_per_sm
+    return grid_size(work_items, block_size, cap)
+
+
 def block_threads(block_size, gpu_default: int, simulator_default: int = 64) -> int:
     """Threads per block: ``block_size`` (checked: a multiple of 32 in [32, 1024]) or the
     default of this backend."""

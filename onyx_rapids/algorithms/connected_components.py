@@ -128,8 +128,7 @@ def _hook(und, block_size):
     (Afforest order: two neighbour-sampling rounds, then the rest outside the giant)."""
     block = device.block_threads(block_size, 256)
     xp = device.xp
-    blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 16
-    grid = device.grid_size(und.n, block, blocks)
+    grid = device.stride_grid(und.n, block, 16)
     off, idx = und.out_offsets, und.out_indices
     parent = xp.arange(und.n, dtype=idx.dtype)
     if und.n == 0:

@@ -24,8 +24,7 @@ from ._common import Info, finish
 
 def _launch(kernel, items, block_size, *args):
     block = device.block_threads(block_size, 256)
-    blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
-    kernel[device.grid_size(items, block, blocks), block](*device.kernel_args(args))
+    kernel[device.stride_grid(items, block, 8), block](*device.kernel_args(args))
 
 
 def _peel(g, k_min, block_size, fused):

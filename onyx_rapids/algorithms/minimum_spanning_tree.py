@@ -29,8 +29,7 @@ BLOCK_EDGES = 1 << 26  # stored edges scanned at a time for the first work list
 
 def _launch(name, kernel, items, block_size, *args):
     block = device.block_threads(block_size, 256)
-    blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 16
-    ops.launch_kernel(name, kernel, device.grid_size(items, block, blocks), block, *args)
+    ops.launch_kernel(name, kernel, device.stride_grid(items, block, 16), block, *args)
 
 
 def _check_graph(g):

@@ -229,8 +229,7 @@ class _Run:
             self.facts["trim_rounds"] += 1
 
     def _grid(self, items):
-        blocks = 1 if device.is_simulator() else device.multiprocessor_count() * 8
-        return device.grid_size(items, self.block, blocks)
+        return device.stride_grid(items, self.block, 8)
 
     def pivot(self, live):
         """Settle the component of the live vertex of largest live in-degree x out-degree."""
