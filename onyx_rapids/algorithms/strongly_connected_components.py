@@ -179,26 +179,37 @@ class _Run:
         """Settle every vertex trimming reaches (:mod:`onyx_rapids.kernels.scc`), counting
         the live in- and out-degrees that the pivot and later trimming use."""
         g, xp = self.g, device.xp
-        self.in_live = xp.empty(g.n, dtype=np.int32)
-        self.out_live = xp.empty(g.n, dtype=np.int32)
+        self.in_live = g.in_degree.astype(np.int32)
+        self.out_live = g.out_degree.astype(np.int32)
         self.queues = xp.empty((2, g.n), dtype=np.int32)
         self.counts = device.zeros(3, np.int64)
         self.edges = (g.out_offsets, g.out_indices, g.in_offsets, g.in_indices, self.comp,
                       self.in_live, self.out_live)
         count = self.counts[:1]
+        if g.m:
+            ops.launch_kernel("scc drop_self_loops", kernels.drop_self_loops,
+                              self._grid(g.m), self.block, g.edge_sources, g.out_indices,
+                              self.in_live, self.out_live)
         ops.launch_kernel("scc trim_start", kernels.trim_start, self._grid(g.n), self.block,
-                          *self.edges, self.queues[0], count)
+                          self.comp, self.in_live, self.out_live, self.queues[0], count)
         self.facts["trim_rounds"] += 1
         self._trim_rounds(int(device.to_host(count)[0]))
         self.facts["trimmed"] += int((self.comp >= 0).sum())
 
     def release(self, settled):
         """Trim again from the vertices just ``settled`` (a mask): their live neighbours lose
-        them, and those left with no live in- or out-neighbour settle too."""
-        found = device.xp.flatnonzero(settled).astype(np.int32)
-        self.queues[0, :found.shape[0]] = found
+        them (:func:`~onyx_rapids.kernels.scc.unlink`, a thread an edge), and those left with
+        no live in- or out-neighbour settle too.  Nothing to do once no vertex is live."""
+        g = self.g
         before = int((self.comp >= 0).sum())
-        self._trim_rounds(int(found.shape[0]))
+        if before == g.n:
+            return
+        count = self.counts[:1]
+        count.fill(0)
+        ops.launch_kernel("scc unlink", kernels.unlink, self._grid(g.m), self.block,
+                          g.edge_sources, g.out_indices, settled, self.comp, self.in_live,
+                          self.out_live, self.queues[0], count)
+        self._trim_rounds(int(device.to_host(count)[0]))
         self.facts["trimmed"] += int((self.comp >= 0).sum()) - before
 
     def _trim_rounds(self, size):
