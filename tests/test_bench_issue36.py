@@ -349,16 +349,22 @@ def test_brandes_by_sparse_products_is_networkx_brandes(spec):
         structure.oracle("betweenness_centrality", g, sources[:2])[0]), rtol=1e-12, atol=1e-15)
 
 
-def test_a_reference_over_part_of_the_sources_checks_a_call_of_ours_from_them(tmp_path,
-                                                                              monkeypatch):
+@pytest.mark.parametrize("long_levels, first", [(10**6, 2), (0, 3)])
+def test_a_reference_over_part_of_the_sources_checks_a_call_of_ours_from_them(
+        tmp_path, monkeypatch, long_levels, first):
+    """Over budget, the reference's first chunk: PRODUCT_CHUNK sources, or LONG_CHUNK where
+    our search took more than LONG_LEVELS levels (a long-diameter graph)."""
     monkeypatch.setattr(structure, "BC_ORACLE_WORK", 0)
     monkeypatch.setattr(structure, "PRODUCT_CHUNK", 2)
+    monkeypatch.setattr(structure, "LONG_CHUNK", 3)
+    monkeypatch.setattr(structure, "LONG_LEVELS", long_levels)
     monkeypatch.setattr(structure, "REFERENCE_BUDGET_S", 0.0)
     monkeypatch.setitem(sys.modules, "cugraph", _cugraph())
     status, rows, report = run(tmp_path, SMALL, algorithms=["betweenness_centrality"])
     assert status == 0, report["failures"]
     ours, theirs = (rows[(SMALL, "betweenness_centrality", who)] for who in ("ours", "cugraph"))
-    assert ours["check"] == "ok" and "the first 2 of the 4 sources" in ours["check_against"]
+    assert ours["check"] == "ok"
+    assert f"the first {first} of the 4 sources" in ours["check_against"]
     assert theirs["check"].startswith("unchecked: ")
 
 

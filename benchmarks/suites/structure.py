@@ -50,6 +50,10 @@ MST_RTOL = 1e-6
 BC_RTOL = 1e-4
 #: Sources per pass of :func:`brandes_products` (its n x chunk float64 blocks)
 PRODUCT_CHUNK = 32
+#: ... on a graph whose search from our sources took more than :data:`LONG_LEVELS` levels
+#: (a grid or road network: every level is a product over the n x chunk blocks)
+LONG_CHUNK = 4  # at least 2: a source alone is divided by k - 1 = 0
+LONG_LEVELS = 64
 #: Sources of the timing probe of cuGraph's betweenness under ``--peer-limit``
 PROBE_SOURCES = 4
 #: Seconds the float64 products reference may take over every source (else the first chunk)
@@ -442,16 +446,20 @@ def _check_betweenness(run, ours, peer_row, mine, theirs, view, sources, tag) ->
     """Ours, and cuGraph's values, each against a float64 Brandes (NetworkX's on small graphs,
     :func:`brandes_products` beyond), so that a disagreement (R-MAT 22, issue 36's first run)
     says which side is wrong.  Where the products over every source would pass
-    :data:`REFERENCE_BUDGET_S`, the reference covers the first :data:`PRODUCT_CHUNK` sources
-    and ours is called again (untimed) from those; cuGraph's row then stays unchecked.  Without memory for a float64 reference ours is
-    checked against cuGraph's."""
+    :data:`REFERENCE_BUDGET_S`, the reference covers the first chunk's sources
+    (:data:`PRODUCT_CHUNK`, or :data:`LONG_CHUNK` where ours took over :data:`LONG_LEVELS`
+    levels) and ours is called again (untimed) from those; cuGraph's row then stays
+    unchecked.  Without memory for a float64 reference ours is checked against cuGraph's."""
     name = "betweenness_centrality"
     try:
         ref, against = oracle(name, view, sources)
         used = sources
     except ValueError:
         try:
-            ref, used = brandes_products(view, sources, budget_s=REFERENCE_BUDGET_S)
+            levels = (ours["params"] or {}).get("run_facts", {}).get("iterations", 0)
+            chunk = LONG_CHUNK if levels > LONG_LEVELS else PRODUCT_CHUNK
+            ref, used = brandes_products(view, sources, chunk=chunk,
+                                         budget_s=REFERENCE_BUDGET_S)
             against = PRODUCTS_LABEL
         except Exception as e:  # noqa: BLE001  (only running out of memory is expected)
             if not out_of_memory(e):
