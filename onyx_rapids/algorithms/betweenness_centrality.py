@@ -297,7 +297,7 @@ def _sparse_forward(g, dist, sigma, lanes, first, execution) -> SparseLevels:
     one read of the queue's tail a level."""
     flat_dist, flat_sigma = _flat(dist), _flat(sigma)
     start = device.xp.flatnonzero(flat_dist == first)
-    queue = device.empty(flat_dist.shape[0], np.int64)
+    queue = _flat(props.vertex_property(g, lanes, fill=-1, dtype=np.int64))  # room for all
     queue[:start.shape[0]] = start
     tail = device.full(1, start.shape[0], np.int64)
     offsets = [0, int(start.shape[0])]
