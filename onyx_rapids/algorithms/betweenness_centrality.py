@@ -18,14 +18,25 @@ frontier, each edge map offering ``sigma[u, f]`` along the edges that reach a la
 vertex pulling (or receiving pushed) the dependencies of its successors one level further
 (:func:`dependency`).  Each level keeps the frontier of the forward phase (a bit-vector), and
 the backward phase takes the forward phase's push / pull choice of the same pair of levels.
+
+Long searches (a grid, a road network): with the lanes out of phase, a vertex is in the union
+frontier at up to k levels and each time all its k lanes are read, ~n k^2 reads in all
+instead of Brandes' n k.  So a search still going at level ``DENSE_LEVELS`` goes on
+*sparse*: a queue of the (vertex, lane) pairs of each level, a thread per pair, one
+compare-and-swap per pair reached (:mod:`onyx_rapids.kernels.brandes`, ``forward_pairs``);
+the queue holds the pairs in level order, each level's start kept on the host (one count
+read a level, as the dense levels' frontier test).  The backward phase runs those levels
+down on the same pairs (``backward_pairs``, a pull over the out-edges), then the dense levels
+as above.  ``direction`` only chooses for the dense levels.
+
 Edge betweenness sums each edge's dependency over the lanes with one kernel of its own
 (:mod:`onyx_rapids.kernels.brandes`: an edge's result belongs to the edge, which the operators'
 vertex reductions cannot express).
 
 Batches: ``MAX_LANES`` sources at most (the feature-aware mapping's largest group), fewer when
-the batch's three properties (20 bytes a vertex a lane) would take more than
-``MEMORY_FRACTION`` of the device memory the library may use; every batch gets the same
-number of lanes (the last one padded with empty lanes), so one set of kernels serves them all.
+the batch's three properties and the sparse levels' queue (``LANE_BYTES``, 28 bytes a vertex
+a lane) would take more than ``MEMORY_FRACTION`` of the device memory the library may use;
+every batch gets the same number of lanes (the last one padded with empty lanes), so one set of kernels serves them all.
 
 Scaling follows NetworkX 3.6's ``_rescale``, which cuGraph's C++ follows too (see
 :func:`rescale_factors`).
@@ -34,6 +45,7 @@ Scaling follows NetworkX 3.6's ``_rescale``, which cuGraph's C++ follows too (se
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import cuda
@@ -50,7 +62,14 @@ from .bfs import UNREACHED
 MAX_LANES = ops.MAX_GROUP
 #: A batch's properties take at most this fraction of :func:`onyx_rapids.memory.device_available`.
 MEMORY_FRACTION = 0.5
-LANE_BYTES = 4 + 8 + 8  # dist (int32), sigma and delta (float64), per vertex and lane
+#: Per vertex and lane: dist (int32), sigma and delta (float64), the sparse levels' queue
+#: of (vertex, lane) pairs (int64).
+LANE_BYTES = 4 + 8 + 8 + 8
+#: Levels the forward phase runs dense (the union frontier, every lane of an active vertex);
+#: a search still going at this level is a long one (lanes out of phase would read each
+#: vertex's k lanes at up to k levels) and goes on as (vertex, lane) pairs.  At least 1;
+#: tests lower it to run the sparse levels on small graphs.
+DENSE_LEVELS = 32
 
 
 @cuda.jit(device=True)
@@ -216,14 +235,43 @@ def _lanes(g, count: int) -> tuple[int, int]:
     return math.ceil(count / batches), batches
 
 
+class SparseLevels(NamedTuple):
+    """The levels ``first`` on of a long search as (vertex, lane) pairs ``p = v * lanes + f``:
+    level ``first + i``'s pairs are ``queue[offsets[i]:offsets[i + 1]]`` (the last two
+    offsets are equal: the level that reached nothing more)."""
+
+    queue: object
+    offsets: list
+    first: int
+
+    @property
+    def count(self) -> int:
+        """Levels run sparse (one launch each)."""
+        return len(self.offsets) - 2
+
+
+def _flat(a):
+    """The row-major n x lanes array ``a`` as a 1-D view: entry ``[v, f]`` at ``v * lanes + f``."""
+    assert a.flags.c_contiguous, "(vertex, lane) pair indices need row-major n x lanes arrays"
+    return a.reshape(-1)
+
+
+def _pair_grid(items, block):
+    return device.stride_grid(items, block, 8)
+
+
 def _forward(g, dist, sigma, lanes, starts, execution, options, info):
-    """The k-lane search: ``dist`` and ``sigma`` filled; returns the frontier of each level
-    and the direction each level's edges went."""
+    """The k-lane search: ``dist`` and ``sigma`` filled.  Returns the frontier of each dense
+    level (and of level ``DENSE_LEVELS`` when the search went on), the direction each dense
+    level's edges went, and the :class:`SparseLevels` past ``DENSE_LEVELS`` (None if none)."""
     args = dict(dist=dist, sigma=sigma, unreached=UNREACHED)
     active = frontier.from_vertices(g.n, starts)
-    levels, ways = [], []
+    levels, ways, sparse = [], [], None
     while frontier.any_active(active):
         levels.append(active)
+        if len(levels) > DENSE_LEVELS:
+            sparse = _sparse_forward(g, dist, sigma, lanes, DENSE_LEVELS, execution)
+            break
         way = choose_direction(g, active, execution.direction, execution.pull_fraction)
         ways.append(way)
         args["level"] = np.int32(len(levels) - 1)
@@ -236,14 +284,57 @@ def _forward(g, dist, sigma, lanes, starts, execution, options, info):
             active = ops.foldmap(g, [ops.Edge(count_paths, "sigma"), ops.Vertex(settle)], args,
                                  k=lanes, active_in=active, active_out=frontier.empty(g.n),
                                  options=options)
-    info.iterations += len(levels)
-    info.directions.extend(ways)
-    return levels, ways
+    run_sparse = ["sparse"] * (sparse.count if sparse else 0)
+    info.iterations += len(ways) + len(run_sparse)
+    info.directions.extend(ways + run_sparse)
+    info.variant["sparse_levels"] += len(run_sparse)
+    return levels, ways, sparse
 
 
-def _backward(g, dist, sigma, lanes, levels, ways, options):
-    """``delta`` of every lane, levels ``len(levels) - 2`` down to 1 (a source keeps 0)."""
+def _sparse_forward(g, dist, sigma, lanes, first, execution) -> SparseLevels:
+    """Levels ``first`` on, a launch of :func:`~onyx_rapids.kernels.brandes.forward_pairs`
+    each, from the pairs at ``first`` (where ``dist`` is ``first``), until one reaches nothing;
+    one read of the queue's tail a level."""
+    flat_dist, flat_sigma = _flat(dist), _flat(sigma)
+    start = device.xp.flatnonzero(flat_dist == first)
+    queue = _flat(props.vertex_property(g, lanes, fill=-1, dtype=np.int64))  # room for all
+    queue[:start.shape[0]] = start
+    tail = device.full(1, start.shape[0], np.int64)
+    offsets = [0, int(start.shape[0])]
+    block = device.block_threads(execution.block_size, 256)
+    level = first
+    while offsets[-1] > offsets[-2]:
+        lo, hi = offsets[-2:]
+        ops.launch_kernel("brandes forward_pairs", brandes.forward_pairs,
+                          _pair_grid(hi - lo, block), block, g.out_offsets, g.out_indices,
+                          queue, np.int64(lo), np.int64(hi), tail, np.int64(lanes), flat_dist,
+                          flat_sigma, np.int32(level), np.int32(UNREACHED))
+        offsets.append(int(device.to_host(tail)[0]))
+        level += 1
+    return SparseLevels(queue, offsets, first)
+
+
+def _sparse_backward(g, dist, sigma, delta, lanes, sparse, execution):
+    """``delta`` of the sparse levels, the last but one down to ``sparse.first``: a launch of
+    :func:`~onyx_rapids.kernels.brandes.backward_pairs` each (the last level keeps 0)."""
+    flat = (_flat(dist), _flat(sigma), _flat(delta))
+    block = device.block_threads(execution.block_size, 256)
+    offsets = sparse.offsets
+    for i in range(sparse.count - 2, -1, -1):
+        lo, hi = offsets[i], offsets[i + 1]
+        ops.launch_kernel("brandes backward_pairs", brandes.backward_pairs,
+                          _pair_grid(hi - lo, block), block, g.out_offsets, g.out_indices,
+                          sparse.queue, np.int64(lo), np.int64(hi), np.int64(lanes), *flat,
+                          np.int32(sparse.first + i))
+
+
+def _backward(g, dist, sigma, lanes, forward, execution, options):
+    """``delta`` of every lane: the sparse levels' (if any), then the dense levels
+    ``len(levels) - 2`` down to 1 (a source keeps 0)."""
+    levels, ways, sparse = forward
     delta = props.vertex_property(g, lanes, fill=0.0, dtype=np.float64)
+    if sparse is not None:
+        _sparse_backward(g, dist, sigma, delta, lanes, sparse, execution)
     args = dict(dist=dist, sigma=sigma, delta=delta)
     reverse = _transposed(g)
     for level in range(len(levels) - 2, 0, -1):
@@ -270,8 +361,8 @@ def _batches(g, starts, execution, info):
         sigma = props.vertex_property(g, lanes, fill=0.0, dtype=np.float64)
         at = (device.asarray(batch[real]), device.asarray(real))
         dist[at], sigma[at] = 0, 1.0
-        levels, ways = _forward(g, dist, sigma, lanes, batch[real], execution, options, info)
-        yield batch, dist, sigma, _backward(g, dist, sigma, lanes, levels, ways, options)
+        forward = _forward(g, dist, sigma, lanes, batch[real], execution, options, info)
+        yield batch, dist, sigma, _backward(g, dist, sigma, lanes, forward, execution, options)
 
 
 class WeightNotBuilt(NotImplementedError, ValueError):
@@ -296,7 +387,7 @@ def _start(g, name, k, seed, sources, weight, execution):
     starts, every = _sources(g, k, seed, sources)
     info = Info(converged=True, directions=[],
                 variant=dict(feature_aware=execution.feature_aware,
-                             direction=execution.direction))
+                             direction=execution.direction, sparse_levels=0))
     return starts, every, info
 
 
@@ -330,11 +421,14 @@ def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=Non
         Weighted betweenness is not built: anything but None raises NotImplementedError.
     execution : Execution, optional
         ``direction`` ("auto": push while the frontier's edges are under ``pull_fraction`` of
-        all edges), ``pull_fraction``, ``feature_aware`` (True: a thread per source lane) and
-        ``block_size``.
+        all edges), ``pull_fraction`` and ``feature_aware`` (True: a thread per source lane)
+        choose for the dense levels (the first ``DENSE_LEVELS`` of a search; the later ones
+        run as (vertex, lane) pairs); ``block_size`` for all.
     return_info : bool
         Also return a RunInfo: ``iterations`` (search levels over all batches),
-        ``directions``, ``sources``, ``lanes`` and ``batches``.
+        ``directions`` (per level: "push", "pull", or "sparse" past ``DENSE_LEVELS``),
+        ``sparse_levels`` (how many of them were sparse), ``sources``, ``lanes`` and
+        ``batches``.
 
     With ``k`` (or ``sources``) and ``endpoints=False`` a source is scaled by the other
     ``k - 1`` sources, so with ``k=1`` its value is NaN (as NetworkX's).
