@@ -349,15 +349,15 @@ def test_brandes_by_sparse_products_is_networkx_brandes(spec):
         structure.oracle("betweenness_centrality", g, sources[:2])[0]), rtol=1e-12, atol=1e-15)
 
 
-@pytest.mark.parametrize("long_levels, first", [(10**6, 2), (0, 3)])
+@pytest.mark.parametrize("long_work, first", [(1e18, 2), (0, 3)])
 def test_a_reference_over_part_of_the_sources_checks_a_call_of_ours_from_them(
-        tmp_path, monkeypatch, long_levels, first):
+        tmp_path, monkeypatch, long_work, first):
     """Over budget, the reference's first chunk: PRODUCT_CHUNK sources, or LONG_CHUNK where
-    our search took more than LONG_LEVELS levels (a long-diameter graph)."""
+    our search's levels x n pass LONG_WORK (a large long-diameter graph)."""
     monkeypatch.setattr(structure, "BC_ORACLE_WORK", 0)
     monkeypatch.setattr(structure, "PRODUCT_CHUNK", 2)
     monkeypatch.setattr(structure, "LONG_CHUNK", 3)
-    monkeypatch.setattr(structure, "LONG_LEVELS", long_levels)
+    monkeypatch.setattr(structure, "LONG_WORK", long_work)
     monkeypatch.setattr(structure, "REFERENCE_BUDGET_S", 0.0)
     monkeypatch.setitem(sys.modules, "cugraph", _cugraph())
     status, rows, report = run(tmp_path, SMALL, algorithms=["betweenness_centrality"])
@@ -392,3 +392,20 @@ def test_peer_limit_leaves_out_a_betweenness_call_estimated_too_long(tmp_path, m
     assert ours["check"] == "ok" and ours["check_against"] == structure.BRANDES_LABEL
     with pytest.raises(ValueError, match="--peer-limit is a positive number of seconds"):
         harness.run_suite("spmm", quick=True, out=tmp_path, quiet=True, peer_limit=5.0)
+
+
+def test_betweenness_agrees_where_the_reference_is_finite_and_fails_where_only_one_is():
+    """Past float64's range (path counts of a long lattice) the reference is NaN / inf: ours
+    must be too, and agree elsewhere; a finite value against a NaN, or a wrong one, fails."""
+    ref = device.asarray(np.array([1.0, 2.0, np.nan, np.inf]))
+    same = structure.agree("betweenness_centrality", device.asarray(
+        np.array([1.0, 2.0 * (1 + 1e-7), np.nan, np.nan])), ref, "ref")
+    assert same["ok"] and same["not_finite"] == 2 and same["finite_mismatches"] == 0
+    finite = structure.agree("betweenness_centrality", device.asarray(
+        np.array([1.0, 2.0, 3.0, np.nan])), ref, "ref")
+    assert not finite["ok"] and finite["finite_mismatches"] == 1
+    wrong = structure.agree("betweenness_centrality", device.asarray(
+        np.array([1.5, 2.0, np.nan, np.nan])), ref, "ref")
+    assert not wrong["ok"] and wrong["value"] > 0.4
+    clean = structure.agree("betweenness_centrality", ref[:2], ref[:2], "ref")
+    assert clean["ok"] and "not_finite" not in clean

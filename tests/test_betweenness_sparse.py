@@ -6,6 +6,7 @@ dense-only one (threshold out of reach).
 """
 
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -163,3 +164,15 @@ def test_grid_256_sparse_equals_dense_only_on_the_gpu(monkeypatch):
     assert sparse_info["sparse_levels"] > 0 and dense_info["sparse_levels"] == 0
     assert sparse_info.iterations == dense_info.iterations
     np.testing.assert_allclose(sparse, dense, rtol=RTOL, atol=1e-12)
+
+
+def test_values_past_float64_are_reported_not_silently_returned():
+    """Path counts past float64's range (a large grid's) make values inf / NaN: the call says
+    how many, naming the algorithm."""
+    values = device.asarray(np.array([0.5, np.nan, np.inf, 1.0]))
+    with pytest.warns(RuntimeWarning, match=r"betweenness_centrality: 2 of 4 vertices have no "
+                                            r"finite value"):
+        bc_module.warn_not_finite(values, "betweenness_centrality", "vertices")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc_module.warn_not_finite(values[:1], "betweenness_centrality", "vertices")

@@ -45,6 +45,7 @@ Scaling follows NetworkX 3.6's ``_rescale``, which cuGraph's C++ follows too (se
 from __future__ import annotations
 
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -453,6 +454,7 @@ def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=Non
                                     directed=g.directed, endpoints=endpoints)
     scale = xp.full(g.n, other, dtype=np.float64)
     scale[device.asarray(starts)] = source
+    warn_not_finite(bc, name, "vertices")
     return finish(g, name, {"betweenness_centrality": bc * scale}, info, return_info)
 
 
@@ -492,7 +494,20 @@ def edge_betweenness_centrality(g, k=None, normalized=True, seed=None, sources=N
                               np.int32(UNREACHED), ebc)
     scale, _ = rescale_factors(g.n, starts.size, every, normalized=normalized,
                                directed=g.directed, endpoints=True)
+    warn_not_finite(ebc, name, "edges")
     return _edge_frame(g, ebc * scale, info, return_info)
+
+
+def warn_not_finite(values, name: str, what: str) -> None:
+    """A RuntimeWarning when some values are inf or NaN: shortest-path counts past float64's
+    range (about 1.8e308; a 2048 x 2048 grid has about 1e1231 shortest paths between opposite
+    corners), where every float64 Brandes, NetworkX's and cuGraph's too, overflows."""
+    bad = int((~device.xp.isfinite(values)).sum())
+    if bad:
+        warnings.warn(f"{name}: {bad} of {values.shape[0]} {what} have no finite value: "
+                      "shortest-path counts passed float64's range (long lattice-like paths, "
+                      "as in large grids); their values are inf or NaN", RuntimeWarning,
+                      stacklevel=3)
 
 
 def _edge_frame(g, values, info, return_info):
