@@ -54,7 +54,7 @@ def knob_of(field: str) -> str:
     return next(knob for knob, refines in KNOBS.items() if field == knob or field in refines)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Approximation:
     """Approximation knobs; every field None is off (see the module docstring).
 
@@ -122,6 +122,9 @@ class Approximation:
         """The fields that are on (not None), as a dict (``RunInfo.approximation``)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                 if getattr(self, f.name) is not None}
+
+    def __repr__(self):  # the knobs that are on (as messages show it)
+        return f"Approximation({', '.join(f'{k}={v!r}' for k, v in self.knobs().items())})"
 
 
 #: The fields of :class:`Approximation` (the knobs and the fields that refine them).

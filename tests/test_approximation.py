@@ -62,6 +62,7 @@ def test_each_knob_is_checked_by_name(knobs, message):
 def test_knobs_moves_and_execution():
     a = Approximation(stop_top_k=10, stop_top_k_moves=0.25)
     assert (a.knobs(), a.top_k_moves) == ({"stop_top_k": 10, "stop_top_k_moves": 0.25}, 2)
+    assert repr(a) == "Approximation(stop_top_k=10, stop_top_k_moves=0.25)"
     assert Approximation(stop_top_k=10, stop_top_k_moves=np.int64(3)).top_k_moves == 3
     assert Approximation(stop_top_k=10).top_k_moves == 0
     assert Execution(approximation=a).approximation is a
@@ -97,7 +98,8 @@ def test_registry_declares_each_algorithms_knobs():
       "its approximation knobs are stop_changed_fraction"]),
     (lambda g: onyx.pagerank(g, fused=True,
                              approximation=Approximation(stop_changed_fraction=0.1)),
-     ["pagerank does not support fused=True with approximation=",
+     ["pagerank does not support fused=True with approximation=Approximation("
+      "stop_changed_fraction=0.1)",
       "the fused kernel runs the exact stop test only"]),
 ])
 def test_unsupported_knob_is_refused_by_name(call, needles):
