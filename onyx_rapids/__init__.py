@@ -30,6 +30,7 @@ from .algorithms.pagerank import pagerank, personalized_pagerank
 from .algorithms.sssp import sssp
 from .algorithms.strongly_connected_components import strongly_connected_components
 from .algorithms._common import RunInfo
+from .approximation import Approximation
 from .execution import Execution
 from .graph import Graph
 from .operators import (Edge, Gather, MapOptions, Normalize, Solve, Vertex, edgemap, foldmap,
@@ -41,7 +42,7 @@ __version__ = "0.2.0"
 ALGORITHMS = registry.ALGORITHMS
 
 __all__ = [
-    "ALGORITHMS", "AccOptions", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "betweenness_centrality", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edge_betweenness_centrality", "edgemap",
+    "ALGORITHMS", "AccOptions", "Approximation", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "betweenness_centrality", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edge_betweenness_centrality", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "minimum_spanning_tree", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
     "personalized_pagerank", "properties", "sssp", "strongly_connected_components", "vertexmap", "weakly_connected_components",

@@ -4,6 +4,7 @@
     onyx-rapids run bfs --source 5 --out bfs.csv          # any algorithm of the registry
     onyx-rapids run pagerank --graph edges.parquet --src u --dst v --weight w --out pr.parquet
     onyx-rapids run label_propagation --labels seeds.parquet --param alpha=0.9
+    onyx-rapids run pagerank --approx stop_changed_fraction=0.01,stop_top_k=10
     onyx-rapids run als                                   # a small generated ratings graph
     onyx-rapids list [--json]                             # algorithms: inputs, columns, options
     onyx-rapids info [--json]                             # backend, versions, device
@@ -14,7 +15,8 @@ Everything ``run`` knows about an algorithm comes from :data:`onyx_rapids.regist
 its graph kind, the inputs it needs (a flag per input name, with defaults on the embedded
 graphs), its result columns and the execution options it supports (the flags ``--fold``,
 ``--direction``, ... are generated from :class:`onyx_rapids.Execution`; the algorithm refuses
-those it does not support).  Mathematical parameters go through ``--param name=value``.
+those it does not support; ``--approx KNOB=VALUE,..`` gives an
+:class:`onyx_rapids.Approximation`).  Mathematical parameters go through ``--param name=value``.
 
 Progress lines, a heartbeat while the algorithm runs and a summary go to stderr, results to
 stdout (or ``--out``: Parquet, CSV or JSON by its extension, written atomically).  Errors in the
@@ -60,7 +62,7 @@ HEARTBEAT_ENV = "ONYX_RAPIDS_HEARTBEAT"
 HEARTBEAT_SECONDS = 5.0
 
 # Execution fields that are reserved for upcoming work (no flag until they take values).
-_RESERVED_OPTIONS = ("approximation", "tuning")
+_RESERVED_OPTIONS = ("tuning",)
 
 
 class CLIError(Exception):
@@ -275,6 +277,7 @@ def _describe(spec) -> dict:
         "columns": list(spec.columns),
         "options": {name: (None if legal is None else list(legal))
                     for name, legal in spec.options.items()},
+        "approximation": spec.knobs(),
         "params": spec.params,
     }
 
@@ -308,6 +311,8 @@ def cmd_list(args) -> int:
             ("  inputs", takes),
             ("  columns", ", ".join(spec.columns)),
             ("  options", options),
+            ("  --approx", ", ".join(f"{knob} ({legal})" for knob, legal in d["approximation"]
+                                     .items()) or "-"),
             ("  --param", ", ".join(f"{p} ({spec.param_kinds[p].describe()})"
                                     if p in spec.param_kinds else p
                                     for p in d["params"]) or "-"),
@@ -368,9 +373,12 @@ def _params(args, spec) -> dict:
             if name in {i.name for i in spec.inputs}:
                 hint = f"; {name} is an input: give it as {_flag(name)}"
             else:
+                from .approximation import FIELDS
                 from .execution import OPTIONS
                 if name in OPTIONS:
                     hint = f"; {name} is an execution option: give it as {_flag(name)}"
+                elif name in FIELDS:
+                    hint = f"; {name} is an approximation knob: give it as --approx {item}"
             raise CLIError(f"--param {item!r}: {spec.name} has no parameter {name!r}; its "
                            f"parameters are {', '.join(valid) or 'none'}{hint}")
         try:  # the registry's one check of the parameter's kind and range
@@ -386,8 +394,30 @@ def _execution_options(args) -> dict:
     not support, in one place: the registry)."""
     from .execution import OPTIONS
 
-    return {name: getattr(args, name) for name in OPTIONS
-            if name not in _RESERVED_OPTIONS and getattr(args, name, None) is not None}
+    options = {name: getattr(args, name) for name in OPTIONS
+               if name not in _RESERVED_OPTIONS and getattr(args, name, None) is not None}
+    if "approximation" in options:
+        options["approximation"] = _approximation(options["approximation"])
+    return options
+
+
+def _approximation(text: str):
+    """The :class:`~onyx_rapids.Approximation` of ``--approx KNOB=VALUE[,KNOB=VALUE..]``
+    (each value a ``--param``-style literal)."""
+    from .approximation import FIELDS, Approximation
+
+    knobs = {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in FIELDS:
+            raise CLIError(f"--approx {text!r}: {item.strip()!r} is not KNOB=VALUE with one of "
+                           f"the knobs {', '.join(FIELDS)}")
+        knobs[name] = _literal(value)
+    try:
+        return Approximation(**knobs)
+    except ValueError as e:
+        raise CLIError(f"--approx {text!r}: {e}") from None
 
 
 # --- graphs
@@ -612,10 +642,18 @@ def _variant_text(info, options) -> str:
     from .execution import OPTIONS
 
     facts = dict(info) if info else {}
-    shown = [f"{k}={facts[k]}" for k in OPTIONS if k in facts]
+    shown = [f"{k}={facts[k]}" for k in OPTIONS if k in facts and k != "approximation"]
     if not shown:  # the run recorded none: show what was asked for
-        shown = [f"{k}={v}" for k, v in options.items()]
+        shown = [f"{k}={v}" for k, v in options.items() if k != "approximation"]
     return " ".join(shown) or "-"
+
+
+def _approximation_text(facts) -> str:
+    """An approximate run's knobs and what it measured of its last iteration."""
+    knobs = ",".join(f"{k}={v}" for k, v in facts["approximation"].items())
+    measured = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+                         for k, v in facts["estimate"].items())
+    return f"{knobs} ({measured})"
 
 
 def _heartbeat_seconds(args) -> float:
@@ -694,6 +732,8 @@ def _cmd_run(args) -> int:
         ("converged", {True: "yes", False: "no"}.get(facts.get("converged"), "-")),
         ("wall time", f"{seconds:.3f} s ({spec.name}), {progress.elapsed():.3f} s in all"),
     ]
+    if facts.get("approximation"):
+        summary.insert(4, ("approximation", _approximation_text(facts)))
     if out is not None:
         progress(f"writing {len(df)} rows to {out[0]}...")
         _write(df, out, args.force)
@@ -768,6 +808,11 @@ def _add_execution_flags(group) -> None:
 
     for f in dataclasses.fields(execution.Execution):
         if f.name in _RESERVED_OPTIONS:
+            continue
+        if f.name == "approximation":
+            group.add_argument("--approx", dest=f.name, metavar="KNOB=VALUE[,..]", default=None,
+                               help="approximation knobs, e.g. stop_changed_fraction=0.01 "
+                               "(onyx_rapids.Approximation; 'list' shows each algorithm's)")
             continue
         flag = _flag(f.name)
         annotation = str(f.type)

@@ -3,9 +3,10 @@
 An algorithm's mathematical parameters (``alpha``, ``tol``, ``sources``, ...) say *what* it
 computes; an :class:`Execution` says *how*: ONYX's feature-aware lanes, change-driven
 iterations and kernel folding, SIMD-X's push/pull direction, fused persistent kernels and
-worklist filters, launch geometry, how kernels read edges (EMOGI), and (reserved for the work
-that follows) approximation knobs and autotuning.  Every public algorithm takes ``execution=`` and, as a thin
-convenience, the same fields as keyword arguments (which override ``execution``'s)::
+worklist filters, launch geometry, how kernels read edges (EMOGI), approximation knobs
+(:class:`~onyx_rapids.approximation.Approximation`) and (reserved) autotuning.  Every public
+algorithm takes ``execution=`` and, as a thin convenience, the same fields as keyword arguments
+(which override ``execution``'s)::
 
     >>> import onyx_rapids as onyx
     >>> fast = onyx.Execution(change_driven=True, direction="push")
@@ -23,6 +24,8 @@ import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
+
+from .approximation import Approximation
 
 __all__ = ["Execution", "OPTIONS", "DIRECTIONS", "FILTERS", "EDGE_ACCESS"]
 
@@ -98,6 +101,13 @@ def _reserved(name, value):
     return value
 
 
+def _approximation(name, value):
+    if value is not None and not isinstance(value, Approximation):
+        raise ValueError(f"{name} must be an onyx_rapids.Approximation or None (exact), got "
+                         f"{value!r}")
+    return value
+
+
 #: Each option's check, in the order they run: ``check(name, value)`` returns the value
 #: normalized, or raises ValueError naming the option, its legal values and the value.
 _CHECKS = {
@@ -112,7 +122,7 @@ _CHECKS = {
     "block_size": _block_size,
     "width": _width,
     "threshold": _threshold,
-    "approximation": _reserved,
+    "approximation": _approximation,
     "tuning": _reserved,
 }
 
@@ -185,8 +195,11 @@ class Execution:
         keeps those algorithms off the fused kernels.  Left None on a host-placed graph, a
         pull over every vertex copies the in-edges to the device for the call instead of
         reading them zero-copy (:mod:`onyx_rapids.streaming`); given, it reads them zero-copy.
-    approximation, tuning : None
-        Reserved for approximation knobs and the autotuner; must be None today.
+    approximation : Approximation or None, default None
+        Approximation knobs (:class:`~onyx_rapids.approximation.Approximation`; each
+        algorithm supports those its registry entry declares); None: the exact run.
+    tuning : None
+        Reserved for the autotuner; must be None today.
 
     Examples
     --------
@@ -207,7 +220,7 @@ class Execution:
     filter: str = "jit"
     threshold: int = 64
     edge_access: str | None = None
-    approximation: object = None
+    approximation: Approximation | None = None
     tuning: object = None
 
     def __post_init__(self):

@@ -19,13 +19,19 @@ keywords, and checks every call in one place, before any work: its numeric param
 (``alpha``, ``tol``, ``max_iter``, ``k``, ``delta``...: each declared with a kind from
 :mod:`onyx_rapids.inputs`, :data:`PARAMS` holding the shared ones) with messages naming the
 argument, its legal values and the value; keywords it does not take; options it does not
-support, combinations it declares illegal and options that do not apply to the variant being
-run (bfs's ``filter`` with ``sources=``), all with one kind of message::
+support, combinations it declares illegal, options that do not apply to the variant being
+run (bfs's ``filter`` with ``sources=``) and approximation knobs it does not support
+(``approximation=``: the knobs of :class:`~onyx_rapids.approximation.Approximation` it
+declares, with their ranges), all with one kind of message::
 
     >>> onyx.pagerank(None, alpha="0.85")
     Traceback (most recent call last):
     ...
     ValueError: pagerank: alpha must be a number in (0, 1), got '0.85' (a str)
+    >>> onyx.bfs(None, 0, approximation=onyx.Approximation(stop_changed_fraction=0.01))
+    Traceback (most recent call last):
+    ...
+    ValueError: bfs does not support approximation stop_changed_fraction=0.01: its approximation knobs are none
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from . import inputs as input_kinds, memory, profiling, streaming
+from . import approximation as approx, inputs as input_kinds, memory, profiling, streaming
 from .execution import OPTIONS, Execution
 
 __all__ = ["ALGORITHMS", "CHANGED", "PARAMS", "Algorithm", "Input", "Refuse", "algorithm", "get",
@@ -122,6 +128,7 @@ class Algorithm:
     defaults: Mapping[str, object] = field(default_factory=dict)
     refuse: tuple = ()
     param_kinds: Mapping[str, input_kinds.Kind] = field(default_factory=dict)
+    approximation: Mapping[str, input_kinds.Kind | None] = field(default_factory=dict)
 
     def resolve(self, execution=None, *, given=None, **options) -> Execution:
         """The execution this algorithm runs: ``execution`` (default: ``Execution()``) with
@@ -135,8 +142,9 @@ class Algorithm:
                             f"{type(execution).__name__}")
         if options:
             execution = execution.replace(**options)
+        self._check_knobs(execution.approximation)
         for name, value in execution.changed().items():
-            if name not in self.options:
+            if name not in self.options and name != "approximation":
                 supported = ", ".join(self.options) or "none"
                 raise unsupported(self.name, f"{name}={value!r}",
                                   f"its execution options are {supported}")
@@ -155,6 +163,31 @@ class Algorithm:
                 raise unsupported(self.name, shown + (f" {rule.variant}" if rule.variant
                                                       else ""), rule.reason)
         return execution
+
+    def knobs(self) -> dict:
+        """The approximation knobs the algorithm supports, each with its legal values in
+        words (its declared range, else the knob's own, ``approximation.RANGES``)."""
+        return {knob: (kind or approx.RANGES[knob]).describe()
+                for knob, kind in self.approximation.items()}
+
+    def _check_knobs(self, approximation):
+        """Refuse the knobs of ``approximation`` the algorithm does not support, and values
+        outside the range it declares, naming the knob and what it supports."""
+        if approximation is None:
+            return
+        for name, value in approximation.knobs().items():
+            knob = approx.knob_of(name)
+            if knob not in self.approximation:
+                supported = ", ".join(self.approximation) or "none"
+                raise unsupported(self.name, f"approximation {name}={value!r}",
+                                  f"its approximation knobs are {supported}")
+            narrower = self.approximation[knob]
+            if name == knob and narrower is not None:
+                try:
+                    narrower.check(value, name)
+                except ValueError as e:
+                    raise unsupported(self.name, f"approximation {name}={value!r}",
+                                      str(e)) from None
 
     def check_call(self, args: tuple, kwargs: dict):
         """``(args, kwargs, given)`` of a call ``f(g, *args, **kwargs)`` (execution options
@@ -297,7 +330,8 @@ def _param_kinds(name: str, function, params: Mapping) -> dict:
 
 
 def algorithm(name, *, summary, columns, options, graph="any", weights="ignored", inputs=(),
-              iterative=True, defaults=None, refuse=(), params=None, into=None):
+              iterative=True, defaults=None, refuse=(), params=None, approximation=None,
+              into=None):
     """Declare the decorated function as algorithm ``name`` (see :class:`Algorithm`) in
     ``into`` (default :data:`ALGORITHMS`; :mod:`onyx_rapids.dask` keeps its own table).
 
@@ -305,6 +339,9 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
     resolved :class:`Execution` and checked parameters; callers may pass ``execution=``
     and/or option keywords.  ``params`` maps parameter names to their kinds
     (:class:`onyx_rapids.inputs.Number`...) where :data:`PARAMS` has none or another.
+    ``approximation`` maps the knobs of :data:`onyx_rapids.approximation.KNOBS` the algorithm
+    supports to None (the knob's whole range) or a :class:`~onyx_rapids.inputs.Number`
+    narrowing it.
     """
     if graph not in GRAPH_KINDS:
         raise ValueError(f"graph must be one of {GRAPH_KINDS}, got {graph!r}")
@@ -313,6 +350,9 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"{name}: unknown execution option(s) {unknown}")
+    unknown = sorted(set(approximation or {}) - set(approx.KNOBS))
+    if unknown:
+        raise ValueError(f"{name}: unknown approximation knob(s) {unknown}")
 
     def register(function):
         @functools.wraps(function)
@@ -327,7 +367,8 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
                          weights=weights, inputs=tuple(inputs), columns=tuple(columns),
                          options=dict(options), iterative=iterative,
                          defaults=dict(defaults or {}), refuse=tuple(refuse),
-                         param_kinds=_param_kinds(name, function, dict(params or {})))
+                         param_kinds=_param_kinds(name, function, dict(params or {})),
+                         approximation=dict(approximation or {}))
         run.spec = spec
         (ALGORITHMS if into is None else into)[name] = spec
         return run

@@ -18,6 +18,13 @@ class RunInfo(Mapping):
     ``modes`` ("bulk" / "change-driven" of each iteration) where the mode can change.
     ``timings`` (seconds of ``setup``, ``kernels``, ``result``, ``compile`` and ``total``) when
     the call was profiled (``ONYX_RAPIDS_PROFILE=1``, :mod:`onyx_rapids.profiling`).
+    ``approximation``: the knobs of an approximate run (``Approximation.knobs()``), and
+    ``estimate`` what it measured of its last iteration: ``stopped_by`` (the knob that
+    stopped it, ``"tol"`` for the exact test, None otherwise: ``max_iter``, or a
+    change-driven run with nothing left to push), ``changed_fraction``
+    (of the vertices that moved by more than the per-vertex tolerance), ``l1_change``
+    (``max_f sum_v |x_next - x|``; bulk PageRank's L1 error is at most ``alpha / (1 -
+    alpha)`` times it) and ``top_k_moves`` (with ``stop_top_k``); both None on exact runs.
 
     Returned by every algorithm with ``return_info=True`` as ``(frame, info)``; it reads as
     attributes (``info.iterations``) and as a mapping (``info["iterations"]``, ``dict(info)``).
@@ -33,6 +40,8 @@ class RunInfo(Mapping):
     # seconds of setup / kernels / result / compile / total, with ONYX_RAPIDS_PROFILE=1
     # (onyx_rapids.profiling); None otherwise
     timings: dict | None = None
+    approximation: dict | None = None  # the knobs of an approximate run
+    estimate: dict | None = None  # what an approximate run measured of its last iteration
 
     def as_dict(self):
         facts = {"iterations": self.iterations, "converged": self.converged, **self.variant}
@@ -42,6 +51,8 @@ class RunInfo(Mapping):
             facts["modes"] = list(self.modes)
         if self.timings is not None:
             facts["timings"] = dict(self.timings)
+        if self.approximation is not None:
+            facts.update(approximation=dict(self.approximation), estimate=dict(self.estimate))
         return facts
 
     def __getitem__(self, key):

@@ -55,7 +55,8 @@ def keep_labelled(f, v, x_next, lp0, clamped):
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
                         edge_access=None),
-           refuse=(AUTO_DIRECTION,), params=dict(clamp=inputs.FLAG))
+           refuse=(AUTO_DIRECTION,), params=dict(clamp=inputs.FLAG),
+           approximation=dict(stop_changed_fraction=None))
 def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
                       weight=None, execution, return_info=False):
     """Class probabilities of every vertex: ``vertex``, ``lp_0``.. and ``label`` (P = 1).
@@ -79,7 +80,10 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         has any), names pick columns, False ignores them (every weight 1).
     execution : Execution, optional
         Or keywords ``feature_aware``, ``change_driven``, ``fold`` (default: folded when bulk),
-        ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``.
+        ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``, and
+        ``approximation``: an :class:`~onyx_rapids.Approximation` with
+        ``stop_changed_fraction`` stops once fewer vertices than that fraction have a
+        probability that moved by more than ``tol`` (reduced execution).
     return_info : bool
 
     Examples

@@ -27,7 +27,7 @@ from numba import cuda
 from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
-from ..registry import Input, Refuse, algorithm
+from ..registry import CHANGED, Input, Refuse, algorithm
 from ._common import AUTO_DIRECTION, RunInfo, finish
 from ._propagate import Auto, L1ChangeTest, Plan, fused_choice, propagate
 
@@ -76,13 +76,18 @@ _REFUSE = (AUTO_DIRECTION,
            Refuse(dict(fused=True, width=2), "the fused kernel runs one feature"),
            Refuse(dict(fused=True, width=4), "the fused kernel runs one feature"),
            Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
-                  "the fused kernel chooses its own edge reads (a lane an in-edge on the host)"))
+                  "the fused kernel chooses its own edge reads (a lane an in-edge on the host)"),
+           Refuse(dict(fused=True, approximation=CHANGED),
+                  "the fused kernel runs the exact stop test only; leave fused unset"))
+#: Reduced execution (docs/execution.md, "Approximation"): the per-vertex tolerance is tol / n
+_APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None)
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
            inputs=(Input("personalization", inputs.DISTRIBUTION, required=False,
                          help="teleport distribution (cuGraph's personalization)"),),
-           columns=("vertex", "pagerank"), weights="used", options=_OPTIONS, refuse=_REFUSE)
+           columns=("vertex", "pagerank"), weights="used", options=_OPTIONS, refuse=_REFUSE,
+           approximation=_APPROXIMATION)
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalization=None,
              execution, return_info=False):
     """PageRank of every vertex: a frame of ``vertex``, ``pagerank``.
@@ -111,9 +116,13 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         (default: folded when bulk), ``direction`` ("auto": bulk pulls; change-driven chooses
         per iteration against ``pull_fraction``), ``fused`` (default: the fused kernel when
         the run is bulk and pulls, and ``edge_access`` is not given), ``block_size``, ``width``,
-        ``edge_access`` (unfused runs; see :class:`~onyx_rapids.Execution`).
+        ``edge_access`` (unfused runs; see :class:`~onyx_rapids.Execution`), and
+        ``approximation``: an :class:`~onyx_rapids.Approximation` with
+        ``stop_changed_fraction`` (the per-vertex tolerance is ``tol / n``) and / or
+        ``stop_top_k`` stops earlier (reduced execution, unfused).
     return_info : bool
-        Also return the :class:`RunInfo` (iterations, converged, directions, options).
+        Also return the :class:`RunInfo` (iterations, converged, directions, options; the
+        knobs and ``estimate`` of an approximate run).
 
     Examples
     --------
@@ -144,7 +153,8 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
 @algorithm("personalized_pagerank",
            summary="PageRank personalized to each of k sources, all at once",
            inputs=(Input("sources", inputs.VERTICES, help="one teleport vertex per column"),),
-           columns=("vertex", "ppr_{i}"), weights="used", options=_OPTIONS, refuse=_REFUSE)
+           columns=("vertex", "ppr_{i}"), weights="used", options=_OPTIONS, refuse=_REFUSE,
+           approximation=_APPROXIMATION)
 def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None,
                           execution, return_info=False):
     """PageRank personalized to each of ``sources`` (vertex ids), all k at once.

@@ -18,7 +18,8 @@ The package, after Gunrock essentials' enactor and its PageRank:
 - :mod:`.plan`: the run's ``Execution`` resolved once (fold, direction, registers, local);
 - :mod:`.loop`: the loop and the run's state;
 - :mod:`.steps`: the bulk pull or push (folded or not), the change-driven and local steps;
-- :mod:`.stops`: the stop tests, measured in the vertex kernel where they can be;
+- :mod:`.stops`: the stop tests, measured in the vertex kernel where they can be, and the
+  reduced execution of an ``Approximation`` (:class:`~.stops.ApproximateStop`);
 - :mod:`.policies`: ``Bulk``, ``ChangeDriven`` and ``Auto`` (``change_driven="auto"``, the
   push-pull switch and what it learns per graph);
 - :mod:`.engines`: whether a run goes to the fused kernel instead;

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._common import RunInfo
 from . import policies
 from .loop import Run, iterate
-from .stops import Stop
+from .stops import ApproximateStop, Stop
 
 
 def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, threshold,
@@ -28,8 +28,11 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
     ``case``: with the edge function and k, names what ``change_driven="auto"`` learns on the
     graph (:func:`~.policies.auto_memo`); ``policy``: the :class:`~.policies.Auto` a fused
     kernel handed its rows over to.
+    An ``approximation`` in ``plan``'s execution adds its stop tests
+    (:class:`~.stops.ApproximateStop`: ``threshold`` is the per-vertex tolerance).
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
-    ``info.modes`` its mode (bulk or change-driven).
+    ``info.modes`` its mode (bulk or change-driven); ``info.approximation`` and
+    ``info.estimate`` the knobs and measures of an approximate run.
     """
     e = plan.execution
     policy = policy or policies.choose(plan, g, contribution, x.shape[1], case)
@@ -40,6 +43,12 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
               threshold=threshold)
     if before is not None:
         before(run.x)
-    stop = Stop(converged, run.args, in_kernel=not plan.folded_push, k=run.k)
+    in_kernel = not plan.folded_push
+    approximate = None if e.approximation is None else \
+        ApproximateStop(e.approximation, run, in_kernel)
+    stop = Stop(converged, run.args, in_kernel=in_kernel, k=run.k, approximate=approximate)
     steps = policy.steps(run, stop, update, plan, local)
-    return iterate(run, policy, steps, stop, max_iter)
+    x, info = iterate(run, policy, steps, stop, max_iter)
+    if approximate is not None:
+        info.approximation, info.estimate = e.approximation.knobs(), approximate.estimate
+    return x, info

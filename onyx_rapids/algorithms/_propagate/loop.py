@@ -1,7 +1,7 @@
 """The propagation loop (Gunrock's enactor): each iteration the policy names a mode, that
 mode's step runs, the stop test decides and the policy learns from it.
 
-    mode = policy.mode(run);  steps[mode].run(run, stop);  stop.done(run);  policy.record(..)
+    mode = policy.mode(run);  steps[mode].run(run, stop);  stop.done(run, ..);  policy.record(..)
 
 :class:`Run` is the state the steps share: the rows ``x`` (n x k) and the next rows
 ``args["x_next"]`` (other double buffers in ``pairs``), the arrays the steps read, the change
@@ -51,7 +51,7 @@ def iterate(run, policy, steps, stop, max_iter):
             info.modes.append(mode)
         step = steps[mode]
         idle = step.run(run, stop)
-        done = stop.done(run)
+        done = stop.done(run, run.args[run.writes] if step.swaps else run.x)
         policy.record(run, mode, done)
         if step.swaps:  # (a local step updated x in place)
             run.swap()
