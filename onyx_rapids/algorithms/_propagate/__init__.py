@@ -37,13 +37,13 @@ ones push unfolded.  The contract is in ``docs/algorithms.md``; the options in
 from .driver import propagate
 from .engines import fused_choice
 from .loop import Run, iterate
-from .plan import Plan
+from .plan import BULK_ACTIVATION, Plan
 from .policies import (SELDOM_RUNS, SLOW_ITERATIONS, Auto, Bulk, auto_memo, judge,
                        judge_continuation, record_bulk, seldom)
 from .steps import _Replay
 from .stops import L1ChangeTest, MaxChangeTest, NoStop, max_change_test, moved_edges
 
-__all__ = ["propagate", "fused_choice", "Run", "iterate", "Plan", "SELDOM_RUNS",
+__all__ = ["propagate", "fused_choice", "Run", "iterate", "BULK_ACTIVATION", "Plan", "SELDOM_RUNS",
            "SLOW_ITERATIONS", "Auto", "Bulk", "auto_memo", "judge", "judge_continuation",
            "record_bulk", "seldom", "_Replay", "L1ChangeTest", "MaxChangeTest", "NoStop",
            "max_change_test", "moved_edges"]

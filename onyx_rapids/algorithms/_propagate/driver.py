@@ -29,12 +29,15 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
     graph (:func:`~.policies.auto_memo`); ``policy``: the :class:`~.policies.Auto` a fused
     kernel handed its rows over to.
     An ``approximation`` in ``plan``'s execution adds its stop tests
-    (:class:`~.stops.ApproximateStop`: ``threshold`` is the per-vertex tolerance).
+    (:class:`~.stops.ApproximateStop`: ``threshold`` is the per-vertex tolerance); its
+    ``activation_threshold`` replaces ``threshold``.
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
     ``info.modes`` its mode (bulk or change-driven); ``info.approximation`` and
     ``info.estimate`` the knobs and measures of an approximate run.
     """
     e = plan.execution
+    if e.approximation is not None and e.approximation.activation_threshold is not None:
+        threshold = e.approximation.activation_threshold  # decoupled from tol
     policy = policy or policies.choose(plan, g, contribution, x.shape[1], case)
     variant = dict(feature_aware=e.feature_aware, change_driven=e.change_driven,
                    fold=plan.fold, fused=False, direction=plan.direction)

@@ -14,6 +14,14 @@ from __future__ import annotations
 import dataclasses
 
 from ... import operators as ops
+from ...registry import CHANGED, Refuse
+
+#: The rule of every propagation that takes ``activation_threshold``: bulk iterations
+#: activate every vertex, so the knob would do nothing there.
+BULK_ACTIVATION = Refuse(dict(change_driven=False, approximation=CHANGED),
+                         "activation_threshold sets which vertices change-driven iterations "
+                         "activate; pass change_driven=True or 'auto'",
+                         knobs=("activation_threshold",))
 
 #: Keep the aggregate of bulk folded pulls in registers (``ops.Edge(.., store=False)``): the
 #: update reads each vertex's sums where the pull left them, so an iteration neither zeroes,

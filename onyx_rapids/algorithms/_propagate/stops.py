@@ -109,11 +109,12 @@ class Stop:
 class ApproximateStop:
     """Reduced execution: besides the exact test, a run stops once fewer than
     ``stop_changed_fraction`` of its n vertices moved by more than the per-vertex tolerance
-    (the run's change-driven ``threshold``) in an iteration, and no more than in the one
-    before (a propagation spreading from a few seeds moves ever more at first), or once the
-    top-``stop_top_k`` set (every vertex at least the k-th largest value, per column) moved
-    by at most ``top_k_moves`` members (those that entered or those that left, the more) in
-    ``stop_top_k_rounds`` iterations in a row.
+    (the run's change-driven ``threshold``) plus ``changed_relative`` times their new value
+    in an iteration, and no more than in the one before (a propagation spreading from a few
+    seeds moves ever more at first), or once the top-``stop_top_k`` set (every vertex at
+    least the k-th largest value, per column) moved by at most ``top_k_moves`` members
+    (those that entered or those that left, the more) in ``stop_top_k_rounds`` iterations in
+    a row.
 
     The vertices that moved and the L1 change of each feature are measured by an
     ``ops.MaxChange`` step in the iteration's vertex kernel (``in_kernel``; its results are
@@ -136,6 +137,7 @@ class ApproximateStop:
                         approx_moved=device.zeros(1, np.int64),
                         approx_l1=device.zeros(run.k, np.float64),
                         approx_threshold=float(run.threshold),
+                        approx_relative=approximation.changed_relative,
                         approx_ones=g.cached(("propagate", "ones"),
                                              lambda: device.full(g.n, 1, np.int32)))
 
@@ -144,7 +146,7 @@ class ApproximateStop:
             return []
         return [ops.MaxChange("x_next", "state", "approx_max", moved="approx_moved",
                               threshold="approx_threshold", weight="approx_ones",
-                              sums="approx_l1")]
+                              sums="approx_l1", relative="approx_relative")]
 
     def start(self, args):
         if self.in_kernel:
@@ -171,14 +173,15 @@ class ApproximateStop:
         return stopped is not None
 
     def _measures(self, run, rows):
-        """(vertices that moved by more than the threshold, largest L1 change of a feature)
-        of the iteration that left ``rows``."""
+        """(vertices that moved by more than their tolerance, largest L1 change of a
+        feature) of the iteration that left ``rows``."""
         if self.in_kernel:
             args = run.args
             return (int(device.to_host(args["approx_moved"])[0]),
                     float(device.to_host(args["approx_l1"]).max(initial=0.0)))
-        return (int(props.moved_rows(rows, run.x, run.threshold).sum()),
-                props.l1_change(rows, run.x))
+        xp, relative = device.xp, self.approximation.changed_relative
+        moved = xp.abs(rows - run.x) > run.threshold + relative * xp.abs(rows)
+        return int(moved.any(axis=1).sum()), props.l1_change(rows, run.x)
 
     def _members(self, rows):
         """n x k booleans: the top-k set of each column of ``rows`` (ties with the k-th
