@@ -20,8 +20,9 @@ legal range; which knobs an algorithm supports is declared in its registry entry
 Reduced execution (the iterative propagations: :mod:`onyx_rapids.algorithms._propagate`)
 stops an iteration early, besides the exact test, on an online criterion: the fraction of
 vertices that still move (relative to their value), or the stability of the top-k set.
-``activation_threshold`` decouples the change-driven mode's activation from ``tol``.
-``docs/execution.md`` ("Approximation") describes every knob.
+Partial edge processing (``edge_fraction``) has every iteration read a rotating fraction of
+each vertex's in-edges.  ``activation_threshold`` decouples the change-driven mode's
+activation from ``tol``.  ``docs/execution.md`` ("Approximation") describes every knob.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ RANGES = {
     "stop_top_k": Int(1),
     "stop_top_k_rounds": Int(1),
     "activation_threshold": Float(0, low_open=True),
+    "edge_fraction": Float(0, 1, low_open=True),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -54,6 +56,7 @@ KNOBS = {
     "stop_changed_fraction": ("stop_changed_relative",),
     "stop_top_k": ("stop_top_k_moves", "stop_top_k_rounds"),
     "activation_threshold": (),
+    "edge_fraction": (),
 }
 
 
@@ -97,6 +100,12 @@ class Approximation:
         once some feature moved by more than this since its last push, instead of the
         algorithm's threshold derived from ``tol`` (``tol / n`` for PageRank, ``tol`` for
         label propagation); larger values leave fewer vertices active.  Refused in bulk runs.
+    edge_fraction : float in (0, 1] or None
+        Partial edge processing: every bulk pull reads ``ceil(edge_fraction * d)`` of a
+        vertex's d in-edges, a window that rotates so that each in-edge is read within
+        ``ceil(1 / edge_fraction)`` iterations, and scales what they bring by d over that
+        count (an unbiased estimate of the whole sum); below 1 the run also stops once its
+        L1 change no longer falls.  1 is the exact run.  Bulk pulls only.
 
     Examples
     --------
@@ -112,6 +121,7 @@ class Approximation:
     stop_top_k_rounds: int | None = None
     stop_changed_relative: float | None = None
     activation_threshold: float | None = None
+    edge_fraction: float | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():

@@ -70,7 +70,7 @@ def test_knobs_moves_and_execution():
     with pytest.raises(ValueError, match="approximation must be an onyx_rapids.Approximation"):
         Execution(approximation={"stop_top_k": 10})
     with pytest.raises(TypeError):
-        Approximation(edge_fraction=0.5)  # no stub of a knob not built
+        Approximation(merge_jaccard=0.5)  # no stub of a knob not built
 
 
 # --------------------------------------------------------------------------- the registry
@@ -79,10 +79,11 @@ def test_knobs_moves_and_execution():
 def test_registry_declares_each_algorithms_knobs():
     assert registry.get("pagerank").knobs() == {
         "stop_changed_fraction": "a number in (0, 1)", "stop_top_k": "a positive integer",
-        "activation_threshold": "a positive finite number"}
+        "activation_threshold": "a positive finite number",
+        "edge_fraction": "a number in (0, 1]"}
     assert registry.get("personalized_pagerank").knobs() == registry.get("pagerank").knobs()
-    assert list(registry.get("label_propagation").knobs()) == ["stop_changed_fraction",
-                                                               "activation_threshold"]
+    assert list(registry.get("label_propagation").knobs()) == [
+        "stop_changed_fraction", "activation_threshold", "edge_fraction"]
     assert registry.get("bfs").knobs() == {}
 
 
@@ -127,7 +128,7 @@ def test_declared_range_narrows_and_unknown_knob_fails_at_import():
         narrow(None, approximation=Approximation(stop_top_k=9))
     with pytest.raises(ValueError, match="unknown approximation knob"):
         registry.algorithm("bad", summary="-", columns=(), options={}, into={},
-                           approximation=dict(edge_fraction=None))
+                           approximation=dict(merge_jaccard=None))
 
 
 # ------------------------------------------------------------------------ reduced execution
@@ -258,7 +259,7 @@ def test_cli_approx(capsys, tmp_path):
     for argv, needles in [
         (["pagerank", "--approx", "stop_top_k=0"], ["--approx", "stop_top_k must be a positive "
                                                     "integer, got 0"]),
-        (["pagerank", "--approx", "edge_fraction=0.5"], ["'edge_fraction=0.5' is not KNOB=VALUE",
+        (["pagerank", "--approx", "merge_jaccard=0.5"], ["'merge_jaccard=0.5' is not KNOB=VALUE",
                                                          "stop_changed_fraction"]),
         (["pagerank", "--approx", "stop_top_k"], ["'stop_top_k' is not KNOB=VALUE"]),
         (["bfs", "--approx", "stop_changed_fraction=0.1"],
@@ -272,7 +273,8 @@ def test_cli_approx(capsys, tmp_path):
             assert needle in err, err
     code, out, _ = _cli(capsys, "list")
     assert "--approx: stop_changed_fraction (a number in (0, 1)), stop_top_k (a positive " \
-           "integer)" in out
+           "integer), activation_threshold (a positive finite number), edge_fraction (a number " \
+           "in (0, 1])" in out
 
 
 # -------------------------------------------------------------------------------- on a GPU

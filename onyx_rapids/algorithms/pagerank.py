@@ -29,7 +29,7 @@ from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import CHANGED, Input, Refuse, algorithm
 from ._common import AUTO_DIRECTION, RunInfo, finish
-from ._propagate import (BULK_ACTIVATION, Auto, L1ChangeTest, Plan, fused_choice,
+from ._propagate import (KNOB_RULES, Auto, L1ChangeTest, Plan, fused_choice,
                          propagate)
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
@@ -81,10 +81,11 @@ _REFUSE = (AUTO_DIRECTION,
            Refuse(dict(fused=True, approximation=CHANGED),
                   "the fused kernel runs exact iterations (the exact stop test, the "
                   "threshold tol / n); leave fused unset"),
-           BULK_ACTIVATION)
+           *KNOB_RULES)
 #: docs/execution.md, "Approximation": the per-vertex tolerance (and change-driven threshold
 #: unless ``activation_threshold`` replaces it) is tol / n
-_APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None, activation_threshold=None)
+_APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None, activation_threshold=None,
+                      edge_fraction=None)
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
