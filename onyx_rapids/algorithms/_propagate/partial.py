@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 
 import numpy as np
 from numba import cuda
@@ -29,12 +28,12 @@ from ...binding import py_func
 
 
 @cuda.jit(device=True)
-def window_scale(v, e, offsets, fraction, turn):
+def window_scale(v, e, offsets, window, turn):
     """d / c when in-edge ``e`` (a CSC position) of ``v`` is in iteration ``turn``'s window
-    of c = ceil(fraction d) of its d in-edges, else 0."""
+    of its c = ``window[v]`` of d in-edges, else 0."""
     first = offsets[v]
     d = offsets[v + 1] - first
-    c = int(math.ceil(fraction * d))
+    c = window[v]
     if (e - first + d - (turn * c) % d) % d >= c:
         return np.float32(0.0)
     return np.float32(d) / np.float32(c)
@@ -59,7 +58,7 @@ class Positions:
 def windowed(contribution):
     """The edge function of ``contribution`` (an ``ops.Gather`` or an edge function
     ``fn(f, u, v, e, ..)``) over the window (:func:`window_scale`), as an ``ops.Edge``
-    function: it reads ``edge_offsets``, ``edge_fraction`` and ``edge_turn`` besides what
+    function: it reads ``edge_offsets``, ``edge_window`` and ``edge_turn`` besides what
     ``contribution`` reads."""
     gather = isinstance(contribution, ops.Gather)
     inner = contribution.weight if gather else contribution
@@ -71,9 +70,9 @@ def windowed(contribution):
         params = (contribution.rows,) + params
     else:
         value = f"inner(f, u, v, e, {reads})"
-    source = (f"def partial(f, u, v, e, edge_offsets, edge_fraction, edge_turn, "
+    source = (f"def partial(f, u, v, e, edge_offsets, edge_window, edge_turn, "
               f"{', '.join(params)}):\n"
-              "    s = window_scale(v, e, edge_offsets, edge_fraction, edge_turn)\n"
+              "    s = window_scale(v, e, edge_offsets, edge_window, edge_turn)\n"
               "    if s == 0:\n"
               "        return s\n"
               f"    return {value} * s\n")
@@ -86,8 +85,8 @@ def partial_edges(g, contribution, args: dict, fraction: float):
     """(graph, edge function, args, edges read per iteration / m) of a run processing
     ``fraction`` of every vertex's in-edges: ``args`` with what the edge function reads."""
     view = g.cached(("propagate", "positions"), lambda: Positions(g))
-    args = dict(args, edge_offsets=g.in_offsets, edge_fraction=float(fraction), edge_turn=0)
+    window = device.xp.ceil(fraction * g.in_degree.astype(np.float64)).astype(np.int64)
+    args = dict(args, edge_offsets=g.in_offsets, edge_window=window, edge_turn=0)
     if "weights" in args:
         args["weights"] = args["weights"][g.in_edge_ids]
-    read = int(device.xp.ceil(fraction * g.in_degree.astype(np.float64)).sum())
-    return view, windowed(contribution), args, read / max(g.m, 1)
+    return view, windowed(contribution), args, int(window.sum()) / max(g.m, 1)
