@@ -19,8 +19,10 @@ legal range; which knobs an algorithm supports is declared in its registry entry
 
 Reduced execution (the iterative propagations: :mod:`onyx_rapids.algorithms._propagate`)
 stops an iteration early, besides the exact test, on an online criterion: the fraction of
-vertices that still move, or the stability of the top-k set.  ``docs/execution.md``
-("Approximation") describes every knob.
+vertices that still move (relative to their value), or the stability of the top-k set.
+Partial edge processing (``edge_fraction``) has every iteration read a rotating fraction of
+each vertex's in-edges.  ``activation_threshold`` decouples the change-driven mode's
+activation from ``tol``.  ``docs/execution.md`` ("Approximation") describes every knob.
 """
 
 from __future__ import annotations
@@ -30,21 +32,31 @@ from dataclasses import dataclass
 
 from .inputs import Float, Int
 
-__all__ = ["Approximation", "FIELDS", "KNOBS", "RANGES", "knob_of"]
+__all__ = ["Approximation", "CHANGED_RELATIVE", "FIELDS", "KNOBS", "RANGES", "knob_of"]
+
+#: ``stop_changed_relative`` when not given: a vertex moved when its change exceeds a
+#: thousandth of its value (far above float32's rounding, so float32 and float64 runs count
+#: alike; on PageRank the count collapses once the L1 error is about a tenth of it).
+CHANGED_RELATIVE = 1e-3
 
 #: Each knob's legal values (the checks of :class:`Approximation`, which a registry entry may
 #: narrow).  ``stop_top_k_moves`` is an integer below ``stop_top_k`` or a fraction of it,
 #: checked by :meth:`Approximation.__post_init__`.
 RANGES = {
     "stop_changed_fraction": Float(0, 1, low_open=True, high_open=True),
+    "stop_changed_relative": Float(0, 1, low_open=True, high_open=True),
     "stop_top_k": Int(1),
     "stop_top_k_rounds": Int(1),
+    "activation_threshold": Float(0, low_open=True),
+    "edge_fraction": Float(0, 1, low_open=True),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
 KNOBS = {
-    "stop_changed_fraction": (),
+    "stop_changed_fraction": ("stop_changed_relative",),
     "stop_top_k": ("stop_top_k_moves", "stop_top_k_rounds"),
+    "activation_threshold": (),
+    "edge_fraction": (),
 }
 
 
@@ -62,11 +74,16 @@ class Approximation:
     ----------
     stop_changed_fraction : float in (0, 1) or None
         Reduced execution: stop once, in an iteration, fewer than this fraction of the
-        vertices moved by more than the algorithm's per-vertex tolerance (its change-driven
-        threshold: ``tol / n`` for PageRank, ``tol`` for label propagation), and no more than
-        in the iteration before (so not in the first, nor while a propagation from a few
-        seeds still spreads).  Below ``1 / n`` it stops only where no vertex moved: the exact
-        test's end.
+        vertices moved, and no more than in the iteration before (so not in the first, nor
+        while a propagation from a few seeds still spreads).  A vertex moved when some
+        feature changed by more than the algorithm's per-vertex tolerance (its change-driven
+        threshold: ``tol / n`` for PageRank, ``tol`` for label propagation) plus
+        ``stop_changed_relative`` times its new value.  Below ``1 / n`` it stops only where no
+        vertex moved.
+    stop_changed_relative : float in (0, 1), default None (:data:`CHANGED_RELATIVE`)
+        The relative part of a vertex's tolerance (above); a tiny value leaves the absolute
+        per-vertex tolerance alone, so with ``stop_changed_fraction`` below ``1 / n`` the
+        run stops where the exact test does.
     stop_top_k : int >= 1 or None
         Reduced execution: stop once the set of the ``stop_top_k`` vertices of largest value
         (every vertex tied with the k-th is a member; per column for k sources) changed by at
@@ -78,6 +95,17 @@ class Approximation:
     stop_top_k_rounds : int >= 1, default None (1)
         Stable iterations in a row before the run stops; a value of at least ``max_iter``
         never stops early (the exact end of the knob).
+    activation_threshold : float > 0 or None
+        Change-driven iterations (``change_driven=True`` or ``"auto"``): a vertex pushes
+        once some feature moved by more than this since its last push, instead of the
+        algorithm's threshold derived from ``tol`` (``tol / n`` for PageRank, ``tol`` for
+        label propagation); larger values leave fewer vertices active.  Refused in bulk runs.
+    edge_fraction : float in (0, 1] or None
+        Partial edge processing: every bulk pull reads ``ceil(edge_fraction * d)`` of a
+        vertex's d in-edges, a window that rotates so that each in-edge is read within
+        ``ceil(1 / edge_fraction)`` iterations, and scales what they bring by d over that
+        count (an unbiased estimate of the whole sum); below 1 the run also stops once its
+        L1 change no longer falls.  1 is the exact run.  Bulk pulls only.
 
     Examples
     --------
@@ -91,6 +119,9 @@ class Approximation:
     stop_top_k: int | None = None
     stop_top_k_moves: int | float | None = None
     stop_top_k_rounds: int | None = None
+    stop_changed_relative: float | None = None
+    activation_threshold: float | None = None
+    edge_fraction: float | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():
@@ -117,6 +148,12 @@ class Approximation:
         """The members that may enter the top-k set in a stable iteration (a count)."""
         moves = self.stop_top_k_moves or 0
         return int(moves * self.stop_top_k) if isinstance(moves, float) else moves
+
+    @property
+    def changed_relative(self) -> float:
+        """The relative tolerance of ``stop_changed_fraction`` (its default when not given)."""
+        return CHANGED_RELATIVE if self.stop_changed_relative is None \
+            else self.stop_changed_relative
 
     def knobs(self) -> dict:
         """The fields that are on (not None), as a dict (``RunInfo.approximation``)."""

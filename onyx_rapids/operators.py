@@ -179,7 +179,9 @@ class MaxChange:
     moved: ``moved`` names an int64 device array of 1 (the caller zeroes it) that gets the sum
     of ``weight[v]`` (an integer device array of n, say the out-degrees) over the visited
     vertices with some ``|new[v, f] - old[v, f]| > threshold`` (``threshold`` names a number in
-    args; a NaN counts as moved): the out-edges a change-driven step would push.
+    args; a NaN counts as moved): the out-edges a change-driven step would push.  With
+    ``relative`` (a number in args) too, a feature moved when ``|new - old| > threshold +
+    relative * |new|``.
 
     With ``sums``, the same pass also adds up the L1 change of each feature: ``sums`` names a
     float64 device array of k (the caller zeroes it) that gets ``sum_v |new[v, f] - old[v, f]|``
@@ -197,6 +199,7 @@ class MaxChange:
     threshold: str = ""
     weight: str = ""
     sums: str = ""
+    relative: str = ""
 
 
 @dataclass(frozen=True)
@@ -365,11 +368,12 @@ def _check_moved(args: dict, s: "MaxChange", n: int):
         raise ValueError(f"MaxChange moved {s.moved!r} must name an int64 device array of 1 in "
                          f"args, got {getattr(out, 'dtype', type(out).__name__)} "
                          f"{getattr(out, 'shape', '')}")
-    threshold = args.get(s.threshold)
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float,
-                                                                             np.number)):
-        raise ValueError(f"MaxChange threshold {s.threshold!r} must name a number in args, got "
-                         f"{type(threshold).__name__}")
+    numbers = [("threshold", s.threshold)] + ([("relative", s.relative)] if s.relative else [])
+    for role, name in numbers:
+        value = args.get(name)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            raise ValueError(f"MaxChange {role} {name!r} must name a number in args, got "
+                             f"{type(value).__name__}")
     if (not device.is_device_array(weight) or weight.shape != (n,)
             or np.dtype(weight.dtype).kind not in "iu"):
         raise ValueError(f"MaxChange weight {s.weight!r} must name an integer device array of "
@@ -584,7 +588,7 @@ def _max_change_step(s: MaxChange, fold: _Fold):
                              f"{getattr(sums, 'shape', '')}")
     return codegen.StepSpec("maxchange", into=s.into, source=s.new, other=s.old,
                             moved=s.moved, threshold=s.threshold, weight=s.weight,
-                            sums=s.sums), None
+                            sums=s.sums, relative=s.relative), None
 
 
 def _solve_step(s: Solve, fold: _Fold):
@@ -652,7 +656,7 @@ def _used(specs) -> set:
     for s in specs:
         used.update(s.params)
         used.update(name for name in (s.into, s.source, s.other, s.moved, s.threshold,
-                                      s.weight, s.sums) if name)
+                                      s.weight, s.sums, s.relative) if name)
     return used
 
 

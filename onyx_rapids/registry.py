@@ -87,12 +87,15 @@ class Refuse:
     """An illegal combination: every option in ``when`` has (one of) the given value(s), or,
     for :data:`CHANGED`, was given a value other than the default.  ``inputs`` names the
     variant the rule is about: input name -> whether the call passes it (bfs from
-    ``sources=`` takes no ``filter``); ``variant`` says it in words for the message."""
+    ``sources=`` takes no ``filter``); ``variant`` says it in words for the message.
+    ``knobs`` names approximation knobs the rule is about: it applies only while they are
+    all on (with ``approximation=CHANGED`` in ``when``, the message shows them)."""
 
     when: Mapping[str, object]
     reason: str
     inputs: Mapping[str, bool] = field(default_factory=dict)
     variant: str = ""
+    knobs: tuple = ()
 
     def matches(self, execution: Execution, changed: dict | None = None, given=None) -> bool:
         """Whether the rule refuses ``execution`` (its defaults filled in), of which the
@@ -100,6 +103,9 @@ class Refuse:
         rules about a variant do not apply)."""
         if self.inputs and (given is None or any((name in given) != passed
                                                  for name, passed in self.inputs.items())):
+            return False
+        on = execution.approximation.knobs() if execution.approximation is not None else {}
+        if any(knob not in on for knob in self.knobs):
             return False
         for name, value in self.when.items():
             if value is CHANGED:

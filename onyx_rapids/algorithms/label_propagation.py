@@ -17,7 +17,7 @@ from .. import device, operators as ops, properties as props
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import AUTO_DIRECTION, finish
-from ._propagate import Plan, max_change_test, propagate
+from ._propagate import KNOB_RULES, Plan, max_change_test, propagate
 
 
 @cuda.jit(device=True)
@@ -55,8 +55,9 @@ def keep_labelled(f, v, x_next, lp0, clamped):
            options=dict(feature_aware=None, change_driven=None, fold=None, direction=None,
                         pull_fraction=None, block_size=None, width=None,
                         edge_access=None),
-           refuse=(AUTO_DIRECTION,), params=dict(clamp=inputs.FLAG),
-           approximation=dict(stop_changed_fraction=None))
+           refuse=(AUTO_DIRECTION, *KNOB_RULES), params=dict(clamp=inputs.FLAG),
+           approximation=dict(stop_changed_fraction=None, activation_threshold=None,
+                              edge_fraction=None))
 def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=100, *,
                       weight=None, execution, return_info=False):
     """Class probabilities of every vertex: ``vertex``, ``lp_0``.. and ``label`` (P = 1).
@@ -83,7 +84,9 @@ def label_propagation(g, labels, k, alpha=0.85, clamp=True, tol=1e-6, max_iter=1
         ``direction``, ``pull_fraction``, ``block_size``, ``width``, ``edge_access``, and
         ``approximation``: an :class:`~onyx_rapids.Approximation` with
         ``stop_changed_fraction`` stops once fewer vertices than that fraction have a
-        probability that moved by more than ``tol`` (reduced execution).
+        probability that moved by more than ``tol`` plus ``stop_changed_relative`` times
+        its value (reduced execution); ``activation_threshold`` replaces ``tol`` as the
+        change-driven threshold.
     return_info : bool
 
     Examples

@@ -29,7 +29,8 @@ from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import CHANGED, Input, Refuse, algorithm
 from ._common import AUTO_DIRECTION, RunInfo, finish
-from ._propagate import Auto, L1ChangeTest, Plan, fused_choice, propagate
+from ._propagate import (KNOB_RULES, Auto, L1ChangeTest, Plan, fused_choice,
+                         propagate)
 
 # sources[f] codes of the teleport kinds besides a source (the fused kernel's codes too)
 UNIFORM, PERSONALIZED = fused_kernel.UNIFORM, fused_kernel.VECTOR
@@ -78,9 +79,13 @@ _REFUSE = (AUTO_DIRECTION,
            Refuse(dict(fused=True, edge_access=EDGE_ACCESS),
                   "the fused kernel chooses its own edge reads (a lane an in-edge on the host)"),
            Refuse(dict(fused=True, approximation=CHANGED),
-                  "the fused kernel runs the exact stop test only; leave fused unset"))
-#: Reduced execution (docs/execution.md, "Approximation"): the per-vertex tolerance is tol / n
-_APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None)
+                  "the fused kernel runs exact iterations (the exact stop test, the "
+                  "threshold tol / n); leave fused unset"),
+           *KNOB_RULES)
+#: docs/execution.md, "Approximation": the per-vertex tolerance (and change-driven threshold
+#: unless ``activation_threshold`` replaces it) is tol / n
+_APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None, activation_threshold=None,
+                      edge_fraction=None)
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
@@ -118,8 +123,10 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         the run is bulk and pulls, and ``edge_access`` is not given), ``block_size``, ``width``,
         ``edge_access`` (unfused runs; see :class:`~onyx_rapids.Execution`), and
         ``approximation``: an :class:`~onyx_rapids.Approximation` with
-        ``stop_changed_fraction`` (the per-vertex tolerance is ``tol / n``) and / or
-        ``stop_top_k`` stops earlier (reduced execution, unfused).
+        ``stop_changed_fraction`` (the per-vertex tolerance is ``tol / n`` plus
+        ``stop_changed_relative`` times the rank) and / or ``stop_top_k`` stops earlier
+        (reduced execution, unfused); ``activation_threshold`` replaces ``tol / n`` as the
+        change-driven threshold.
     return_info : bool
         Also return the :class:`RunInfo` (iterations, converged, directions, options; the
         knobs and ``estimate`` of an approximate run).

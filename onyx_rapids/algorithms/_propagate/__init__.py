@@ -20,6 +20,7 @@ The package, after Gunrock essentials' enactor and its PageRank:
 - :mod:`.steps`: the bulk pull or push (folded or not), the change-driven and local steps;
 - :mod:`.stops`: the stop tests, measured in the vertex kernel where they can be, and the
   reduced execution of an ``Approximation`` (:class:`~.stops.ApproximateStop`);
+- :mod:`.partial`: partial edge processing (an ``Approximation``'s ``edge_fraction``);
 - :mod:`.policies`: ``Bulk``, ``ChangeDriven`` and ``Auto`` (``change_driven="auto"``, the
   push-pull switch and what it learns per graph);
 - :mod:`.engines`: whether a run goes to the fused kernel instead;
@@ -37,13 +38,13 @@ ones push unfolded.  The contract is in ``docs/algorithms.md``; the options in
 from .driver import propagate
 from .engines import fused_choice
 from .loop import Run, iterate
-from .plan import Plan
+from .plan import KNOB_RULES, Plan
 from .policies import (SELDOM_RUNS, SLOW_ITERATIONS, Auto, Bulk, auto_memo, judge,
                        judge_continuation, record_bulk, seldom)
 from .steps import _Replay
 from .stops import L1ChangeTest, MaxChangeTest, NoStop, max_change_test, moved_edges
 
-__all__ = ["propagate", "fused_choice", "Run", "iterate", "Plan", "SELDOM_RUNS",
+__all__ = ["propagate", "fused_choice", "Run", "iterate", "KNOB_RULES", "Plan", "SELDOM_RUNS",
            "SLOW_ITERATIONS", "Auto", "Bulk", "auto_memo", "judge", "judge_continuation",
            "record_bulk", "seldom", "_Replay", "L1ChangeTest", "MaxChangeTest", "NoStop",
            "max_change_test", "moved_edges"]

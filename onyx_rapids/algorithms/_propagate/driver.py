@@ -6,6 +6,7 @@ from __future__ import annotations
 from .._common import RunInfo
 from . import policies
 from .loop import Run, iterate
+from .partial import partial_edges
 from .stops import ApproximateStop, Stop
 
 
@@ -29,12 +30,20 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
     graph (:func:`~.policies.auto_memo`); ``policy``: the :class:`~.policies.Auto` a fused
     kernel handed its rows over to.
     An ``approximation`` in ``plan``'s execution adds its stop tests
-    (:class:`~.stops.ApproximateStop`: ``threshold`` is the per-vertex tolerance).
+    (:class:`~.stops.ApproximateStop`: ``threshold`` is the per-vertex tolerance); its
+    ``activation_threshold`` replaces ``threshold``, its ``edge_fraction`` below 1 has every
+    bulk pull read that fraction of the in-edges (:mod:`.partial`: ``args["weights"]``, if
+    given, holds the edge properties the contribution reads by edge id).
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
     ``info.modes`` its mode (bulk or change-driven); ``info.approximation`` and
     ``info.estimate`` the knobs and measures of an approximate run.
     """
-    e = plan.execution
+    e, read = plan.execution, 1.0
+    knobs = {} if e.approximation is None else e.approximation.knobs()
+    threshold = knobs.get("activation_threshold", threshold)  # decoupled from tol
+    if knobs.get("edge_fraction", 1.0) < 1.0:
+        g, contribution, args, read = partial_edges(g, contribution, args,
+                                                    knobs["edge_fraction"])
     policy = policy or policies.choose(plan, g, contribution, x.shape[1], case)
     variant = dict(feature_aware=e.feature_aware, change_driven=e.change_driven,
                    fold=plan.fold, fused=False, direction=plan.direction)
@@ -50,5 +59,7 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
     steps = policy.steps(run, stop, update, plan, local)
     x, info = iterate(run, policy, steps, stop, max_iter)
     if approximate is not None:
-        info.approximation, info.estimate = e.approximation.knobs(), approximate.estimate
+        if "edge_fraction" in knobs:
+            approximate.estimate["edges_fraction"] = read
+        info.approximation, info.estimate = knobs, approximate.estimate
     return x, info

@@ -11,7 +11,7 @@ from ...registry import unsupported
 def fused_choice(name, g, plan, *, width: int, nbytes: int, too_wide: str) -> bool:
     """``fused`` as given, or when None, whether the run is one the kernel can do (bulk,
     pulling, folded, ``width`` 1: one teleport or feature column, edges to read, no
-    ``edge_access``, no ``approximation``: the kernel runs the exact stop test only) and, on
+    ``edge_access``, no ``approximation``: the kernel runs exact iterations only) and, on
     a graph placed on the host, its ``nbytes`` of edge arrays fit on the device for the call
     or cannot be streamed either (:mod:`onyx_rapids.streaming`: else the generated pull
     streams them, where the kernel would read them zero-copy).

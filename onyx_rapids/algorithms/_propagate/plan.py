@@ -14,6 +14,23 @@ from __future__ import annotations
 import dataclasses
 
 from ... import operators as ops
+from ...registry import CHANGED, Refuse
+
+#: Bulk iterations activate every vertex: ``activation_threshold`` would do nothing there.
+BULK_ACTIVATION = Refuse(dict(change_driven=False, approximation=CHANGED),
+                         "activation_threshold sets which vertices change-driven iterations "
+                         "activate; pass change_driven=True or 'auto'",
+                         knobs=("activation_threshold",))
+
+#: The rules of every propagation that takes the approximation knobs (with BULK_ACTIVATION):
+#: partial edge processing runs in bulk pulls only.
+KNOB_RULES = (BULK_ACTIVATION,
+              Refuse(dict(change_driven=(True, "auto"), approximation=CHANGED),
+                     "edge_fraction runs in bulk iterations; leave change_driven False",
+                     knobs=("edge_fraction",)),
+              Refuse(dict(direction="push", approximation=CHANGED),
+                     "edge_fraction runs in pulls; leave direction unset or 'pull'",
+                     knobs=("edge_fraction",)))
 
 #: Keep the aggregate of bulk folded pulls in registers (``ops.Edge(.., store=False)``): the
 #: update reads each vertex's sums where the pull left them, so an iteration neither zeroes,

@@ -14,6 +14,8 @@ test passes, and records what it measured.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import device, operators as ops, properties as props
@@ -109,11 +111,14 @@ class Stop:
 class ApproximateStop:
     """Reduced execution: besides the exact test, a run stops once fewer than
     ``stop_changed_fraction`` of its n vertices moved by more than the per-vertex tolerance
-    (the run's change-driven ``threshold``) in an iteration, and no more than in the one
-    before (a propagation spreading from a few seeds moves ever more at first), or once the
-    top-``stop_top_k`` set (every vertex at least the k-th largest value, per column) moved
-    by at most ``top_k_moves`` members (those that entered or those that left, the more) in
-    ``stop_top_k_rounds`` iterations in a row.
+    (the run's change-driven ``threshold``) plus ``changed_relative`` times their new value
+    in an iteration, and no more than in the one before (a propagation spreading from a few
+    seeds moves ever more at first), or once the top-``stop_top_k`` set (every vertex at
+    least the k-th largest value, per column) moved by at most ``top_k_moves`` members
+    (those that entered or those that left, the more) in ``stop_top_k_rounds`` iterations in
+    a row.  With an ``edge_fraction`` below 1 (:mod:`.partial`) it also stops once the L1
+    change, having fallen, falls no more (the rotating windows' noise floor, where the exact
+    test may never pass), and it turns the windows after each iteration.
 
     The vertices that moved and the L1 change of each feature are measured by an
     ``ops.MaxChange`` step in the iteration's vertex kernel (``in_kernel``; its results are
@@ -129,6 +134,8 @@ class ApproximateStop:
             raise ValueError(f"approximation stop_top_k={self.top} must be at most the graph's "
                              f"{g.n} vertices")
         self.streak, self.changed = 0, 0  # (the first iteration's change is a growth)
+        self.partial = (approximation.edge_fraction or 1.0) < 1.0
+        self.l1, self.fell = math.inf, False
         self.members = None if self.top is None else self._members(run.x)
         self.estimate = dict(stopped_by=None)
         if in_kernel:
@@ -136,6 +143,7 @@ class ApproximateStop:
                         approx_moved=device.zeros(1, np.int64),
                         approx_l1=device.zeros(run.k, np.float64),
                         approx_threshold=float(run.threshold),
+                        approx_relative=approximation.changed_relative,
                         approx_ones=g.cached(("propagate", "ones"),
                                              lambda: device.full(g.n, 1, np.int32)))
 
@@ -144,7 +152,7 @@ class ApproximateStop:
             return []
         return [ops.MaxChange("x_next", "state", "approx_max", moved="approx_moved",
                               threshold="approx_threshold", weight="approx_ones",
-                              sums="approx_l1")]
+                              sums="approx_l1", relative="approx_relative")]
 
     def start(self, args):
         if self.in_kernel:
@@ -162,6 +170,11 @@ class ApproximateStop:
                 and changed < a.stop_changed_fraction * self.n and changed <= self.changed:
             stopped = "stop_changed_fraction"
         self.changed = changed
+        if self.partial:  # the rotating windows' noise: the exact test may never pass
+            if stopped is None and self.fell and l1 >= self.l1:
+                stopped = "edge_fraction"
+            self.fell, self.l1 = self.fell or l1 < self.l1 < math.inf, l1
+            run.args["edge_turn"] += 1  # the next iteration's windows
         if self.top is not None:
             estimate["top_k_moves"] = moves = self._top_k_moves(rows)
             self.streak = self.streak + 1 if moves <= a.top_k_moves else 0
@@ -171,14 +184,15 @@ class ApproximateStop:
         return stopped is not None
 
     def _measures(self, run, rows):
-        """(vertices that moved by more than the threshold, largest L1 change of a feature)
-        of the iteration that left ``rows``."""
+        """(vertices that moved by more than their tolerance, largest L1 change of a
+        feature) of the iteration that left ``rows``."""
         if self.in_kernel:
             args = run.args
             return (int(device.to_host(args["approx_moved"])[0]),
                     float(device.to_host(args["approx_l1"]).max(initial=0.0)))
-        return (int(props.moved_rows(rows, run.x, run.threshold).sum()),
-                props.l1_change(rows, run.x))
+        xp, relative = device.xp, self.approximation.changed_relative
+        moved = xp.abs(rows - run.x) > run.threshold + relative * xp.abs(rows)
+        return int(moved.any(axis=1).sum()), props.l1_change(rows, run.x)
 
     def _members(self, rows):
         """n x k booleans: the top-k set of each column of ``rows`` (ties with the k-th

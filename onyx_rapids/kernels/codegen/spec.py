@@ -34,6 +34,7 @@ class StepSpec:
     threshold: str = ""  # maxchange with moved: how far a feature must move (a scalar)
     weight: str = ""  # maxchange with moved: the per-vertex integer added (out-degrees, say)
     sums: str = ""  # maxchange: float64 array of k that gets sum_v |new - old| per feature
+    relative: str = ""  # maxchange with moved: moved beyond threshold + relative * |new|
     reads_edge: bool = True  # edge: the function reads its edge id ``e`` (else runs skip it)
     store: bool = True  # edge: False keeps the aggregate in registers (see "Register aggregates")
     aggregate: str = ""  # vertex: the parameter that receives ``aggregate[v, f]`` as a value

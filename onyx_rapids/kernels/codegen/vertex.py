@@ -251,7 +251,7 @@ class VertexSteps(Emitter):
         w(f"if mcx > mc_a{i}:")
         w(f"    mc_a{i} = mcx")
         if s.moved:
-            w(f"if mcd > {s.threshold}:")
+            w(f"if mcd > {s.threshold}" + (f" + {s.relative} * mcx:" if s.relative else ":"))
             w("    mvf = True")
 
     def moved_code(self, i: int, s, valid: str, lead: str):
