@@ -150,6 +150,11 @@ class AccResult:
     trace : numpy.ndarray
         Per iteration (the first 65536): pulled (0/1), ballot (0/1), worklist size, worklist
         out-edges.
+    left : int
+        Vertices on the worklist when the run ended (improved in its last iteration, not yet
+        offered): 0 when it converged.
+    stopped : bool
+        Whether ``stop_below`` ended it (see :func:`acc`).
     """
 
     iterations: int
@@ -161,6 +166,8 @@ class AccResult:
     fused: bool
     grid: int
     trace: np.ndarray = field(repr=False, compare=False)
+    left: int = 0
+    stopped: bool = False
 
     @property
     def directions(self) -> list:
@@ -222,7 +229,7 @@ def _grid(block):
 
 
 def acc(g, state, compute, *, combine="min", active=None, settled=None, args=None,
-        active_in=None, max_iter=None, parent=None, same_offers=False,
+        active_in=None, max_iter=None, parent=None, same_offers=False, stop_below=0,
         options: AccOptions = AccOptions()) -> AccResult:
     """Run Active-Compute-Combine from ``active_in`` (a bit-vector; None: every vertex) until
     no state improves; ``state`` is updated in place.  Returns an :class:`AccResult`.
@@ -236,7 +243,10 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     ``same_offers=True`` promises that every offer made in one iteration is the same value
     (BFS levels: ``state[u] + 1`` over a frontier of one level), so a pull stops reading a
     vertex's in-edges at the first offer (Beamer's bottom-up early exit); a wrong promise
-    gives wrong results, so leave it False for anything else."""
+    gives wrong results, so leave it False for anything else.
+    ``stop_below`` (reduced execution, :mod:`onyx_rapids.algorithms._reduced`) ends the run
+    after an iteration, not the first, that left fewer than ``stop_below`` vertices on the
+    worklist and no more than the iteration before (``AccResult.stopped``); 0: never."""
     _check(g, state, combine, max_iter)
     if active_in is not None and (getattr(active_in, "shape", None) != (fr.words(g.n),)
                                   or np.dtype(active_in.dtype) != np.uint32):
@@ -264,7 +274,8 @@ def acc(g, state, compute, *, combine="min", active=None, settled=None, args=Non
     ws = _Workspace.take(g, grid, block, threshold)
     try:
         return _run(g, state, aux, kernels, grid, block, threshold, ws, combine=combine,
-                    active_in=active_in, max_iter=max_iter, parent=parent, options=options)
+                    active_in=active_in, max_iter=max_iter, parent=parent, options=options,
+                    stop_below=np.int64(stop_below))
     finally:
         ws.give_back(g)
 
@@ -357,7 +368,7 @@ class _Workspace:
 
 
 def _run(g, state, aux, kernels, grid, block, threshold, ws, *, combine, active_in, max_iter,
-         parent, options):
+         parent, options, stop_below):
     """One :func:`acc` run on workspace ``ws`` (:class:`_Workspace`)."""
     n, m = g.n, g.m
     ws.reset(active_in, n)
@@ -379,7 +390,7 @@ def _run(g, state, aux, kernels, grid, block, threshold, ws, *, combine, active_
         return (np.int64(n), state, aux, ident, off, idx, in_off, in_idx, in_eid, queues,
                 ctr, bits) + buffers(blocks) + (trace, np.int64(max_iter), pull_edges,
                                                 np.int32(dmode), np.int32(fmode), ws.done(),
-                                                parent)
+                                                parent, stop_below)
 
     if fused:
         grid = min(grid, device.cooperative_blocks(kernels["fused"], fused_args(grid), block))
@@ -397,15 +408,16 @@ def _run(g, state, aux, kernels, grid, block, threshold, ws, *, combine, active_
     else:
         iterations, rows = _host_loop(kernels, grid, block, n, m, state, aux, ident, g,
                                       queues, ctr, bits, bins, binc, bcount, max_iter,
-                                      pull_edges, dmode, fmode, parent)
+                                      pull_edges, dmode, fmode, parent, stop_below)
         counters = device.to_host(ctr)
     pulled = int(rows[:, kacc.T_PULL].sum()) if len(rows) else 0
     ballots = int(rows[:, kacc.T_BALLOT].sum()) if len(rows) else 0
     row = counters[iterations % 3]
-    converged = int(row[kacc.C_SMALL] + row[kacc.C_MEDIUM] + row[kacc.C_LARGE]) == 0
-    return AccResult(iterations=iterations, converged=converged,
+    left = int(row[kacc.C_SMALL] + row[kacc.C_MEDIUM] + row[kacc.C_LARGE])
+    return AccResult(iterations=iterations, converged=left == 0,
                      push=iterations - pulled, pull=pulled, online=iterations - ballots,
-                     ballot=ballots, fused=bool(fused), grid=int(grid), trace=rows)
+                     ballot=ballots, fused=bool(fused), grid=int(grid), trace=rows, left=left,
+                     stopped=left > 0 and iterations < max_iter)
 
 
 def _kernels(g, functions, combine, options: AccOptions, *, track: bool, same_offers: bool):
@@ -441,17 +453,21 @@ def _launch(kernel, grid, block, *args):
 
 
 def _host_loop(kernels, grid, block, n, m, state, aux, ident, g, queues, ctr, bits, bins, binc,
-               bcount, max_iter, pull_edges, dmode, fmode, parent):
+               bcount, max_iter, pull_edges, dmode, fmode, parent, stop_below):
     rows = []
     off, idx = g.out_offsets, g.out_indices
     n64 = np.int64(n)
     fm = np.int32(fmode)
-    it = 0
+    it = before = 0
     while it < max_iter:
         row = device.to_host(ctr[it % 3])
         size = int(row[kacc.C_SMALL] + row[kacc.C_MEDIUM] + row[kacc.C_LARGE])
         if size == 0:
             break
+        if it > 0:  # stop_below, as the fused kernel tests it
+            if size < stop_below and size <= before:
+                break
+            before = size
         edges = int(row[kacc.C_EDGES])
         pull = dmode == kacc.PULL or (dmode == kacc.AUTO and edges > pull_edges)
         ctr[(it + 1) % 3] = 0

@@ -21,6 +21,12 @@ in phases of ``jump_every``: after each phase every label jumps to its label's l
 moves (label(v) <- label(label(v)), Shiloach-Vishkin's shortcut: a label is always an id of the
 same component, so it stays valid), and the next phase starts from every vertex.  The run ends
 with a phase that converges with nothing left to jump, which is the propagation's fixpoint.
+
+Reduced execution (``Approximation(stop_changed_fraction=...)``, ``"propagate"`` only,
+:mod:`._reduced`): the propagation stops after a round in which fewer than that fraction of the
+vertices took a smaller label (and no more than in the round before), then jumps the labels
+once more.  A label is still an id of the vertex's component, so components may be split,
+never merged.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from ..acc import AccOptions, acc
 from ..kernels import union_find
 from ..registry import algorithm, unsupported
 from ._common import Info, finish
+from ._reduced import ChangedFraction
 
 METHODS = ("hook", "propagate")
 PROPAGATE_DEFAULTS = dict(direction="auto", fused=False)  # options left at None
@@ -49,7 +56,8 @@ def offer_label(u, v, e, label):
     columns=("vertex", "labels"),
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  block_size=None, edge_access=None),
-    iterative=True, params=dict(jump_every=inputs.Int(1, optional=True)))
+    iterative=True, params=dict(jump_every=inputs.Int(1, optional=True)),
+    approximation=dict(stop_changed_fraction=None))
 def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
                                 return_info=False):
     """Component label of every vertex: ``vertex``, ``labels`` (the smallest original id of
@@ -69,9 +77,13 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
     execution : Execution, optional
         How to run (also as keywords): ``block_size``, and for ``"propagate"`` only
         ``direction`` ("auto"), ``pull_fraction``, ``filter``, ``threshold``, ``fused``
-        (False) and ``edge_access``.
+        (False) and ``edge_access``; ``approximation``: an
+        :class:`~onyx_rapids.Approximation` with ``stop_changed_fraction`` (``"propagate"``
+        only) stops once a round changed fewer than that fraction of the labels, and no more
+        than the round before (reduced execution: a component may come out split).
     return_info : bool
-        Also return a RunInfo (``method``; ``phases`` for ``"propagate"``).
+        Also return a RunInfo (``method``; ``phases`` for ``"propagate"``; the knob and
+        ``estimate`` of an approximate run).
 
     Example::
 
@@ -81,6 +93,11 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method == "hook":
+        if execution.approximation is not None:
+            raise unsupported("weakly_connected_components",
+                              f"approximation {execution.approximation!r} with method='hook'",
+                              "union-find makes one pass over the edges, with no rounds for "
+                              "stop_changed_fraction to stop; pass method='propagate'")
         given = {name: value for name, value in execution.changed().items()
                  if name != "block_size"}
         if jump_every is not None:
@@ -153,10 +170,13 @@ def _propagate(g, *, execution, jump_every, return_info):
     total = dict(iterations=0, push=0, pull=0, ballot=0)
     directions = []
     phases, options = 0, AccOptions.of(execution)
+    reduced = ChangedFraction(execution.approximation, g.n)
     while True:
         phases += 1
         run = acc(und, label, offer_label, combine="min", max_iter=jump_every,
-                  options=options)
+                  options=options, stop_below=reduced.below)
+        if run.stopped:
+            reduced.stopped(run.left)
         for key in ("iterations", "push", "pull", "ballot"):
             total[key] += getattr(run, key)
         directions.extend(run.directions)
@@ -167,7 +187,7 @@ def _propagate(g, *, execution, jump_every, return_info):
                 break
             label = further
             jumped = True
-        if run.converged and not jumped:
+        if run.stopped or (run.converged and not jumped):
             break
     info = Info(iterations=total["iterations"], converged=True, directions=directions,
                 variant=dict(direction=execution.direction, filter=execution.filter,
@@ -175,5 +195,6 @@ def _propagate(g, *, execution, jump_every, return_info):
                              push_iterations=total["push"], pull_iterations=total["pull"],
                              ballot_iterations=total["ballot"], method="propagate",
                              phases=phases))
+    reduced.record(info)
     return finish(g, "weakly_connected_components", {"labels": smallest_ids(g, label)}, info,
                   return_info)

@@ -25,6 +25,11 @@ first.  A parent is always one level closer to the source, so the predecessors f
 across zero-weight cycles, where every edge of the cycle is tight.  Every reachable vertex has
 a tight in-edge from a vertex outside any set of reachable non-source vertices (the one that
 first wrote the smallest distance of the set), so the search reaches all of them.
+
+Reduced execution (``Approximation(stop_changed_fraction=...)``, :mod:`._reduced`) stops a
+bucket's relaxation early: the vertices it lowered in its last round keep their distance
+without offering it, so distances only overestimate, and a vertex's distance is at least its
+writer's plus the weight (the parent search takes those edges as tight).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from .bfs import original_parents
 from .. import inputs
 from ..registry import Input, algorithm
 from ._common import STARTS, Info, choose_direction, finish
+from ._reduced import ChangedFraction
 
 UNREACHED = np.float32(np.inf)  # distance of a vertex no source reaches (docs/algorithms.md)
 HOPS_UNREACHED = 2**31 - 1  # parent search: not reached by the tight-edge search yet
@@ -56,8 +62,11 @@ def relax(f, u, v, e, distance, weight):
 
 @cuda.jit(device=True)
 def tight_hop(u, v, e, hops, distance, weight):
-    """u's level + 1 along a tight edge (see the module docstring), unreached otherwise."""
-    if distance[u, 0] + weight[e, 0] == distance[v, 0]:
+    """u's level + 1 along a tight edge (see the module docstring) into a reached v, unreached
+    otherwise.  The test is ``<=``: final distances offer no less than ``distance[v]`` along
+    any edge, so it is equality there, and it keeps the edges of a reduced run's unoffered
+    distances."""
+    if distance[u, 0] + weight[e, 0] <= distance[v, 0] < UNREACHED:
         return hops[u] + 1
     return HOPS_UNREACHED
 
@@ -126,7 +135,8 @@ def _edge_weights(g, weight=None):
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  feature_aware=None, block_size=None, edge_access=None),
     defaults=dict(fused=True), refuse=STARTS, iterative=True,
-    params=dict(delta=inputs.Float(0, low_open=True, optional=True)))
+    params=dict(delta=inputs.Float(0, low_open=True, optional=True)),
+    approximation=dict(stop_changed_fraction=None))
 def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
          return_info=False):
     """Shortest-path distances from ``source`` (``vertex``, ``distance``, ``predecessor``) or
@@ -151,10 +161,15 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     execution : Execution, optional
         How to run (also as keywords): ``direction`` (None: push from one source, "auto" for
         k sources), ``pull_fraction``, ``filter``, ``threshold``, ``fused`` (True),
-        ``feature_aware`` (the k-source run), ``block_size``.
+        ``feature_aware`` (the k-source run), ``block_size``, and ``approximation``: an
+        :class:`~onyx_rapids.Approximation` with ``stop_changed_fraction`` stops a bucket's
+        relaxation once a round lowered fewer than that fraction of the vertices below the
+        bucket's end, and no more than the round before (reduced execution: the vertices it
+        lowered keep their distance without offering it, an overestimate; the next bucket
+        goes on).
     return_info : bool
         Also return a RunInfo: rounds run (``iterations``), the ``buckets`` visited and the
-        ``delta`` used.
+        ``delta`` used; the knob and ``estimate`` of an approximate run.
 
     Distances are float32; an unreachable vertex gets ``inf`` (cuGraph writes float32 max).
     ``predecessor`` is null (pandas ``<NA>`` of an ``Int64`` column, a cuDF null) for the source
@@ -189,9 +204,10 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
     options = ops.MapOptions(feature_aware=feature_aware, block_size=execution.block_size)
     info = Info(variant=dict(feature_aware=feature_aware, direction=direction, delta=delta,
                              buckets=0), directions=[])
+    reduced = ChangedFraction(execution.approximation, g.n)
     if sources is None:
         _one_source(g, distance[:, 0], weight, delta, info,
-                    AccOptions.of(execution, direction=direction))
+                    AccOptions.of(execution, direction=direction), reduced)
     bound = -math.inf
     while sources is not None:
         pending = distance < offered
@@ -200,7 +216,12 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         if not bool(waiting.any()):
             break
         near = key < bound
-        if not bool(near.any()):  # next non-empty bucket: the one of the smallest waiting key
+        changed = int(near.sum())  # lowered below the bucket's end by the last round
+        if changed and reduced.stops(changed):  # the bucket stops: near keeps its distances
+            offered[near] = distance[near]
+            continue
+        if not changed:  # next non-empty bucket: the one of the smallest waiting key
+            reduced.restart()
             low = float(key[waiting].min())
             bound = (math.floor(low / delta) + 1) * delta
             if not bound > low:  # rounding at extreme delta: still take the smallest
@@ -215,6 +236,7 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
         ops.edgemap(g, relax, "distance", args, reduce="min", k=k, active_in=active,
                     direction=way, options=options)
     info.converged = True
+    reduced.record(info)
     if sources is not None:
         return finish(g, "sssp", {"distance_*": distance}, info, return_info)
     return finish(g, "sssp", {"distance": distance[:, 0],
@@ -224,11 +246,12 @@ def sssp(g, source=None, sources=None, *, delta=None, weight=None, execution,
                   info, return_info)
 
 
-def _one_source(g, dist, weight, delta, info, options):
+def _one_source(g, dist, weight, delta, info, options, reduced):
     """Delta-stepping with each bucket run to its fixpoint on acc: the pending vertices below
     the bucket's end start it, and a vertex improved past the end is not active, so it stays
     pending until its bucket comes.  After a bucket every vertex below its end has offered its
-    final distance."""
+    final distance (``reduced``, a :class:`~._reduced.ChangedFraction`, may stop a bucket's
+    acc run early: those it left count as offered)."""
     xp = device.xp
     offered = xp.full(g.n, UNREACHED, np.float32)
     bound = xp.zeros(1, np.float32)
@@ -244,7 +267,10 @@ def _one_source(g, dist, weight, delta, info, options):
         info.variant["buckets"] += 1
         run = acc(g, dist, relax_one, combine="min", active=below_bound,
                   args=dict(weight=weight, bound=bound),
-                  active_in=frontier.from_mask(pending & (dist < end)), options=options)
+                  active_in=frontier.from_mask(pending & (dist < end)), options=options,
+                  stop_below=reduced.below)
+        if run.stopped:
+            reduced.stopped(run.left)
         info.iterations += run.iterations
         info.directions.extend(run.directions)
         done = dist < end

@@ -395,16 +395,21 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
     @cuda.jit
     def k_fused(n, state, aux, ident, out_off, out_idx, in_off, in_idx, in_eid, queues, ctr,
                 bits, bins, binc, bcount, trace, max_iter, pull_edges, direction_mode,
-                filter_mode, done, parent):
+                filter_mode, done, parent, stop_below):
         grid = cuda.cg.this_grid()
         shared = cuda.shared.array(4, int64)
         wcount = cuda.shared.array((3, WARPS), int64)
         it = 0
+        before = int64(0)
         while it < max_iter:
             cur = ctr[it % 3]
             size = cur[C_SMALL] + cur[C_MEDIUM] + cur[C_LARGE]
             if size == 0:
                 break
+            if it > 0:  # reduced execution: few improved, no more than before (acc's stop_below)
+                if size < stop_below and size <= before:
+                    break
+                before = size
             pull = direction_mode == PULL or (direction_mode == AUTO
                                               and cur[C_EDGES] > pull_edges)
             p = it % 2
