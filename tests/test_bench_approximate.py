@@ -165,11 +165,10 @@ def test_finish_and_summary_on_synthetic_rows():
 
 def test_unlisted_knob_takes_values_from_its_declared_range():
     said = []
-    got = ap.settings("pagerank", "edge_fraction", Float(0, 1, low_open=True), 1000, False,
+    got = ap.settings("pagerank", "new_knob", Float(0, 1, low_open=True), 1000, False,
                       said.append)
-    assert [s["edge_fraction"] for s in got] == pytest.approx([1 / 6, 2 / 6, 3 / 6, 4 / 6,
-                                                               5 / 6])
-    assert "edge_fraction has no sweep" in said[0] and "a number in (0, 1]" in said[0]
+    assert [s["new_knob"] for s in got] == pytest.approx([1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6])
+    assert "new_knob has no sweep" in said[0] and "a number in (0, 1]" in said[0]
     assert ap.spread(Int(1)) == [1, 2, 4, 8, 16]
     assert ap.spread(Float(0, low_open=True)) == pytest.approx([1e-4, 1e-3, 1e-2, 0.1, 1.0])
     assert ap.spread(Int(2, 4)) == [2, 3, 4]
@@ -184,6 +183,15 @@ def test_listed_sweeps_fit_the_graph_and_quick_takes_the_loosest():
     assert [s["stop_top_k_rounds"] for s in top] == [1, 2, 4, 8]
     assert ap.settings("pagerank", "stop_changed_fraction", None, 50, True, said.append) == \
         [{"stop_changed_fraction": 0.9}]
+    pr = ap.settings("pagerank", "activation_threshold", None, 1000, False, said.append)
+    assert [s["activation_threshold"] for s in pr] == pytest.approx([1e-4, 1e-5, 1e-6, 1e-7,
+                                                                     1e-8])  # c / n
+    lp = ap.settings("label_propagation", "activation_threshold", None, 1000, True, said.append)
+    assert lp == [{"activation_threshold": 0.1}] and not said
+    assert ap.KNOB_OPTIONS["activation_threshold"] == {"change_driven": True}
+    assert ap.goal_of("pagerank", "activation_threshold") == ap.Goal(0.01, 1.0)
+    assert ap.goal_of("personalized_pagerank", "edge_fraction") == ap.PAGERANK_GOAL
+    assert ap.goal_of("label_propagation", "edge_fraction") == ap.NO_GOAL
 
 
 def test_loosened_tolerance_baseline():
@@ -208,6 +216,6 @@ def test_plot_draws_a_line_per_series_per_curve():
     ap.plot({"rows": rows}, {"g": "g-slug"}, plt, lambda fig, suffix: saved.append(suffix))
     assert saved == ["g-slug_pagerank", "g-slug_label_propagation_k4"]
     labels = [c.kwargs["label"] for c in ax.plot.call_args_list]
-    assert labels[:3] == ["loosened tol", "stop_top_k", "stop_changed_fraction"]
+    assert labels[:3] == ["loosened tol (from exact)", "stop_top_k", "stop_changed_fraction"]
     first = ax.plot.call_args_list[0].args  # the exact row's 0 drawn a tenth under 1e-4
     assert first[0] == pytest.approx((1e-5, 1e-4)) and first[1] == (1.0, 2.0)
