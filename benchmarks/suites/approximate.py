@@ -291,8 +291,8 @@ def summary(rows) -> list[dict]:
 def spread(kind, count: int = 5) -> list:
     """``count`` values spread over a knob's declared range (a :class:`~onyx_rapids.inputs.
     Number`): a bounded range evenly inside its bounds, a range with a lower bound only
-    geometrically above it (x10 for numbers, x2 for integers); loosest first is not
-    promised.  ValueError for a kind that is not a number range."""
+    geometrically above it (x10 for numbers, x2 for integers).  ValueError for a kind that is
+    not a number range."""
     if not isinstance(kind, kinds.Number) or kind.low is None:
         raise ValueError(f"no values to spread over {kind.describe()}")
     low, high, integer = kind.low, kind.high, kind.integer
@@ -398,25 +398,45 @@ def _curve(run, graph, g, entry, k: int, hub) -> None:
         return
     context = {"source": hub} if "source" in entry.input_names() else {}
     inputs = make_inputs(entry, g, k, context)
-    rows = []
+    tag = f"{name} {case} on {graph}"
 
     def timed(series, variant, role="variant", **kw):
+        """A row timed: (row, its values in vertex order), values None after an error."""
         row = run.row(graph, name, case, variant, "ours", role, k=k, series=series,
                       params={key: (v.knobs() if key == "approximation" else v)
                               for key, v in kw.items()})
         out = run.timed(row, lambda: call(entry, g, inputs, **kw))
-        if out is not None:
-            facts = out[1]
-            row["iterations"] = facts.get("iterations")
-            row["params"]["stopped_by"] = (facts.get("estimate") or {}).get("stopped_by")
-            rows.append((row, _values(entry, measure, out[0], g, k)))
-        return rows[-1][1] if out is not None else None
+        if out is None:
+            return row, None
+        row["iterations"] = out[1].get("iterations")
+        row["params"]["stopped_by"] = (out[1].get("estimate") or {}).get("stopped_by")
+        try:
+            return row, _values(entry, measure, out[0], g, k)
+        except Exception as e:
+            run.error(row, e, "reading its result")
+            return row, None
 
-    run.log(f"{name} {case} on {graph}: exact")
-    exact = timed("exact", "exact", role="ours")
+    def score(row, values, ref):
+        if values is None or ref is None:
+            if ref is None and values is not None:
+                row["status"] = "n/a: no reference"
+            return
+        try:
+            metrics = measure.metrics(values, ref)
+        except Exception as e:
+            run.error(row, e, "the inaccuracy")
+            return
+        row.update(inaccuracy=next(iter(metrics.values())), inaccuracy_metric=next(iter(metrics)))
+        row["params"]["metrics"] = metrics
+        run.log(f"{tag}: {row['variant']}: {ms_text(row['ms'])} ms, {row.get('iterations')} "
+                f"iterations, {metrics}")
+
+    run.log(f"{tag}: exact, reference")
+    exact_row, exact = timed("exact", "exact", role="ours")
     if exact is None:
         return
     ref = _reference(run, graph, g, entry, measure, inputs, k, case, exact, hub)
+    score(exact_row, exact, ref)
     for knob, kind in entry.spec.approximation.items():
         try:
             chosen = settings(name, knob, kind, g.n, run.quick, run.log)
@@ -426,28 +446,14 @@ def _curve(run, graph, g, entry, k: int, hub) -> None:
             run.log(f"{name}: knob {knob}: {e}")
             continue
         for fields in chosen:
-            timed(knob, _label(fields), approximation=onyx.Approximation(**fields),
-                  **KNOB_OPTIONS.get(knob, {}))
+            score(*timed(knob, _label(fields), approximation=onyx.Approximation(**fields),
+                         **KNOB_OPTIONS.get(knob, {})), ref)
     baseline = loosened(entry, run.quick)
     for variant, kw in baseline:
-        timed("loosened tol", variant, **kw)
+        score(*timed("loosened tol", variant, **kw), ref)
     if not baseline:
         run.row(graph, name, case, "loosened tol", "ours", "variant", k=k,
                 series="loosened tol", status="n/a: no tol or max_iter to loosen")
-    for row, values in rows:
-        if ref is None:
-            row["status"] = "n/a: no reference"
-            continue
-        try:
-            metrics = measure.metrics(values, ref)
-        except Exception as e:
-            run.error(row, e, "the inaccuracy")
-            continue
-        row["inaccuracy"] = next(iter(metrics.values()))
-        row["inaccuracy_metric"] = next(iter(metrics))
-        row["params"]["metrics"] = metrics
-        run.log(f"{name} {case} on {graph}: {row['variant']}: {ms_text(row['ms'])} ms, "
-                f"{row.get('iterations')} iterations, {metrics}")
 
 
 def measure(run, spec, g, stats) -> None:
