@@ -120,9 +120,9 @@ SUITES = {s.name: s for s in (
           "conversion separately, on social-like (R-MAT) and road-like (grid) nx.Graphs",
           networkx.measure, networkx.algorithms, networkx.specs_for_sizes([1e4, 1e5]),
           "rmat:4:4,grid:4", 3, alternative="best other backend", prepare=networkx.prepare),
-    Suite("approximate", "each approximation knob of pagerank, personalized_pagerank, "
-          "label_propagation (every algorithm declaring one) swept: speedup over our exact "
-          "call against inaccuracy, with the loosened-tolerance curve, and issue 37's goals",
+    Suite("approximate", "every approximation knob the registry declares, per algorithm, "
+          "swept: speedup over our exact call against inaccuracy, with the loosened-tolerance "
+          "curve (tol x10..x1e4), and issue 37's goals",
           approximate.measure, approximate.algorithms, "rmat:22,grid:2048,er:4194304:16",
           "rmat:3:4", 5, False, alternative="exact call", ks=(4,), quick_ks=(2,),
           finish=approximate.finish, report=approximate.report, plot=approximate.plot),
