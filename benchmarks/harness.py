@@ -34,8 +34,8 @@ import onyx_rapids as onyx
 from onyx_rapids import memory
 
 from . import common, graphs, peers
-from .suites import (ablation, construction, hostmem, multigpu, networkx, outofcore, spmm,
-                     traversal)
+from .suites import (ablation, approximate, construction, hostmem, multigpu, networkx,
+                     outofcore, spmm, traversal)
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,9 @@ class Suite:
     plot_value: str = "ms"  # the size-sweep plot's y: ms, or a params key (gb_s)
     prepare: object = None   # prepare(spec, undirected=, log=) -> (input, stats); default:
     #                          graphs.build (the input is a Graph)
+    finish: object = None    # finish(rows): columns computed from every row (after speedups)
+    report: object = None    # report(report) -> Markdown lines instead of "ours against ..."
+    plot: object = None      # plot(report, slugs, plt, save) instead of the bar / sweep plots
 
 
 R = "rmat:22:16"
@@ -117,6 +120,12 @@ SUITES = {s.name: s for s in (
           "conversion separately, on social-like (R-MAT) and road-like (grid) nx.Graphs",
           networkx.measure, networkx.algorithms, networkx.specs_for_sizes([1e4, 1e5]),
           "rmat:4:4,grid:4", 3, alternative="best other backend", prepare=networkx.prepare),
+    Suite("approximate", "every approximation knob the registry declares, per algorithm, "
+          "swept: speedup over our exact call against inaccuracy, with the loosened-tolerance "
+          "curve (tol x10..x1e4), and issue 37's goals",
+          approximate.measure, approximate.algorithms, "rmat:22,grid:2048,er:4194304:16",
+          "rmat:3:4", 5, False, alternative="exact call", ks=(4,), quick_ks=(2,),
+          finish=approximate.finish, report=approximate.report, plot=approximate.plot),
 )}
 
 
@@ -247,7 +256,8 @@ def markdown(report: dict) -> str:
              + f"; git {env['git'].get('commit')} (dirty files: {env['git'].get('dirty_files')})"
              f"; `python -m benchmarks {' '.join(report['argv'])}`", "",
              f"{suite.summary}.  {unit}: median of {s['repeat']} timed calls after a warm-up, "
-             f"device synchronized; ratio = {alt} / ours (below 1: **we lose**).", ""]
+             f"device synchronized" + ("." if suite.report else
+                                       f"; ratio = {alt} / ours (below 1: **we lose**)."), ""]
     if dev.get("backend") != "gpu":
         lines += ["**No GPU: kernels ran under the Numba CUDA simulator; these times test the "
                   "harness and mean nothing.**", ""]
@@ -257,23 +267,28 @@ def markdown(report: dict) -> str:
         lines.append(f"| {spec} | {st['n']:,} | {st['m']:,} | {st['directed']} | "
                      f"{st['weighted']} | {st['max_degree']:,} | "
                      f"{common.fmt(st.get('build_ms'), '.1f')} |")
-    lines += ["", f"## Ours against the {alt}", "",
-              f"| graph | algorithm | case | ours {unit} | {alt} | {unit} | ratio | check | |",
-              "|---|---|---|---:|---|---:|---:|---|---|"]
-    losses = []
-    for e in comparison(report["rows"]):
-        best, ours = e["best"], e["ours"]
-        ratio = best["ratio_vs_ours"] if best else None
-        name = _name(best) if best else "; ".join(
-            f"{_name(r)} {_cell(r)}" for r in e["alts"]) or "none"
-        lose = ratio is not None and ratio < 1
-        if lose:
-            losses.append(f"{e['algorithm']} ({e['case']}) on {e['graph']}: {name} "
-                          f"{common.ms_text(best['ms'])} vs ours {common.ms_text(ours['ms'])}")
-        lines.append(f"| {e['graph']} | {e['algorithm']} | {e['case']} | {_cell(ours)} | {name} "
-                     f"| {_cell(best)} | {common.fmt(ratio, '.3g')}{'x' if ratio else ''} | "
-                     f"{ours['check'] if ours else '—'} | {'**we lose**' if lose else ''} |")
-    lines += ["", "## Where we lose", ""] + ([f"- {x}" for x in losses] or ["Nowhere."])
+    if suite.report is not None:
+        lines += [""] + suite.report(report)
+    else:
+        lines += ["", f"## Ours against the {alt}", "",
+                  f"| graph | algorithm | case | ours {unit} | {alt} | {unit} | ratio | check | |",
+                  "|---|---|---|---:|---|---:|---:|---|---|"]
+        losses = []
+        for e in comparison(report["rows"]):
+            best, ours = e["best"], e["ours"]
+            ratio = best["ratio_vs_ours"] if best else None
+            name = _name(best) if best else "; ".join(
+                f"{_name(r)} {_cell(r)}" for r in e["alts"]) or "none"
+            lose = ratio is not None and ratio < 1
+            if lose:
+                losses.append(f"{e['algorithm']} ({e['case']}) on {e['graph']}: {name} "
+                              f"{common.ms_text(best['ms'])} vs ours "
+                              f"{common.ms_text(ours['ms'])}")
+            lines.append(f"| {e['graph']} | {e['algorithm']} | {e['case']} | {_cell(ours)} | "
+                         f"{name} | {_cell(best)} | "
+                         f"{common.fmt(ratio, '.3g')}{'x' if ratio else ''} | "
+                         f"{ours['check'] if ours else '—'} | {'**we lose**' if lose else ''} |")
+        lines += ["", "## Where we lose", ""] + ([f"- {x}" for x in losses] or ["Nowhere."])
     lines += ["", "## Every row", "", f"| graph | algorithm | case | variant | implementation | "
               f"{unit} | first call ms | status | check | against | detail |",
               "|---|---|---|---|---|---:|---:|---|---|---|---|"]
@@ -329,6 +344,9 @@ def draw_plots(report: dict, stem: Path, slugs: dict) -> tuple[list, str | None]
         plt.close(fig)
         paths.append(str(path))
 
+    if suite.plot is not None:
+        suite.plot(report, slugs, plt, save)
+        return paths, (None if paths else "no plot: no row was measured")
     entries = comparison(report["rows"])
     for graph, slug in slugs.items():
         mine = [e for e in entries if e["graph"] == graph and e["ours"] and e["ours"]["ms"]]
@@ -479,6 +497,8 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         del g
         common.free_memory()
     finish_rows(run.rows)
+    if suite.finish is not None:
+        suite.finish(run.rows)
     stem = common.stem(out, name, env["device"].get("device"), report["date"], tag, quick)
     try:
         report["plots"], report["plot_note"] = draw_plots(report, stem, slugs)

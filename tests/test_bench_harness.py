@@ -233,7 +233,8 @@ def test_list_and_bad_arguments(capsys):
     assert harness.main(["list"]) == 0
     out = capsys.readouterr().out
     for name in ("traversal", "multisource", "spmm", "scaling", "convergence", "ablation",
-                 "profile", "construction", "rmat:SCALE[:EDGE_FACTOR[:A]]", "parquet:PATH"):
+                 "profile", "construction", "approximate", "rmat:SCALE[:EDGE_FACTOR[:A]]",
+                 "parquet:PATH"):
         assert name in out
     for argv, message in ((["run", "nope"], "invalid choice"),
                           (["run", "spmm", "--algorithms", "bfs"], "unknown ['bfs']"),
