@@ -63,6 +63,25 @@ def test_quick_run_writes_every_knob_and_the_baseline(tmp_path):
     assert "## Goals (issue 37)" in md and "## Curves" in md and "we lose" not in md
 
 
+def test_traversal_knob_rows_run_and_are_measured(tmp_path):
+    """sssp's and weakly_connected_components' knob rows run (the latter with
+    method='propagate', its union-find having no rounds) and carry their metrics; neither has
+    a tolerance to loosen."""
+    status, report = harness.run_suite("approximate", graphs_text="rmat:3:4", quick=True,
+                                       out=tmp_path, quiet=True, tag="t",
+                                       algorithms=["sssp", "weakly_connected_components"])
+    assert status == 0, report["failures"]
+    for name, metric in (("sssp", "mean_relative_error"),
+                         ("weakly_connected_components", "pairs_wrong")):
+        knob = [r for r in report["rows"] if r["algorithm"] == name
+                and r["series"] == "stop_changed_fraction"]
+        assert knob and all(r["status"] == "ok" and r["inaccuracy_metric"] == metric
+                            and r["inaccuracy"] >= 0 for r in knob), knob
+        loose = next(r for r in report["rows"] if r["algorithm"] == name
+                     and r["series"] == "loosened tol")
+        assert loose["status"].startswith("n/a")
+
+
 def test_the_suite_is_listed_with_the_algorithms_that_declare_knobs(capsys):
     assert harness.main(["list"]) == 0
     assert "approximate" in capsys.readouterr().out
