@@ -22,7 +22,8 @@ stops an iteration early, besides the exact test, on an online criterion: the fr
 vertices that still move (relative to their value), or the stability of the top-k set.
 Partial edge processing (``edge_fraction``) has every iteration read a rotating fraction of
 each vertex's in-edges.  ``activation_threshold`` decouples the change-driven mode's
-activation from ``tol``.  ``docs/execution.md`` ("Approximation") describes every knob.
+activation from ``tol``.  ``merge_similarity`` runs on a graph of merged similar neighbours
+(:mod:`onyx_rapids.algorithms._merged`).  ``docs/execution.md`` ("Approximation") describes every knob.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ RANGES = {
     "stop_top_k_rounds": Int(1),
     "activation_threshold": Float(0, low_open=True),
     "edge_fraction": Float(0, 1, low_open=True),
+    "merge_similarity": Float(0, 1, low_open=True),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -57,6 +59,7 @@ KNOBS = {
     "stop_top_k": ("stop_top_k_moves", "stop_top_k_rounds"),
     "activation_threshold": (),
     "edge_fraction": (),
+    "merge_similarity": (),
 }
 
 
@@ -106,6 +109,14 @@ class Approximation:
         ``ceil(1 / edge_fraction)`` iterations, and scales what they bring by d over that
         count (an unbiased estimate of the whole sum); below 1 the run also stops once its
         L1 change no longer falls.  1 is the exact run.  Bulk pulls only.
+    merge_similarity : float in (0, 1] or None
+        Approximate graph representation: merge every two adjacent vertices whose closed
+        neighbourhoods have a Jaccard similarity of at least this (chains of such pairs make
+        one group), run on the graph of the groups (built once per graph and cached) and give
+        every vertex its group's value (:mod:`onyx_rapids.algorithms._merged`).  Smaller
+        merges more.  1 merges true twins only (equal closed neighbourhoods): PageRank on an
+        undirected unweighted graph stays exact, weakly connected components are exact at
+        every value.
 
     Examples
     --------
@@ -122,6 +133,7 @@ class Approximation:
     stop_changed_relative: float | None = None
     activation_threshold: float | None = None
     edge_fraction: float | None = None
+    merge_similarity: float | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():

@@ -45,8 +45,9 @@ def _check_parents(df):
 
 
 def test_registry_declares_the_knob():
-    for name in ("sssp", "weakly_connected_components"):
-        assert registry.get(name).knobs() == {"stop_changed_fraction": "a number in (0, 1)"}
+    assert registry.get("sssp").knobs() == {"stop_changed_fraction": "a number in (0, 1)"}
+    assert registry.get("weakly_connected_components").knobs() == {
+        "stop_changed_fraction": "a number in (0, 1)", "merge_similarity": "a number in (0, 1]"}
 
 
 @pytest.mark.parametrize("call, needles", [

@@ -81,6 +81,7 @@ SWEEPS = {
     "stop_top_k": [{"stop_top_k": 100, "stop_top_k_rounds": r} for r in (1, 2, 4, 8)],
     "edge_fraction": [{"edge_fraction": f} for f in (0.1, 0.25, 0.5, 0.75, 0.9)],
     "activation_threshold": _activation,
+    "merge_similarity": [{"merge_similarity": t} for t in (0.3, 0.5, 0.7, 0.9)],
 }
 #: The execution options (keyword arguments) a knob's rows run with, by knob or by (algorithm,
 #: knob): the knob works in those iterations only; weakly_connected_components' union-find

@@ -38,6 +38,7 @@ from .. import device, inputs, operators as ops
 from ..acc import AccOptions, acc
 from ..kernels import union_find
 from ..registry import algorithm, unsupported
+from . import _merged
 from ._common import Info, finish
 from ._reduced import ChangedFraction
 
@@ -57,7 +58,7 @@ def offer_label(u, v, e, label):
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  block_size=None, edge_access=None),
     iterative=True, params=dict(jump_every=inputs.Int(1, optional=True)),
-    approximation=dict(stop_changed_fraction=None))
+    approximation=dict(stop_changed_fraction=None, merge_similarity=None))
 def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
                                 return_info=False):
     """Component label of every vertex: ``vertex``, ``labels`` (the smallest original id of
@@ -80,7 +81,9 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
         (False) and ``edge_access``; ``approximation``: an
         :class:`~onyx_rapids.Approximation` with ``stop_changed_fraction`` (``"propagate"``
         only) stops once a round changed fewer than that fraction of the labels, and no more
-        than the round before (reduced execution: a component may come out split).
+        than the round before (reduced execution: a component may come out split);
+        ``merge_similarity`` runs on the graph of merged similar neighbours (exact: a group
+        is connected).
     return_info : bool
         Also return a RunInfo (``method``; ``phases`` for ``"propagate"``; the knob and
         ``estimate`` of an approximate run).
@@ -92,6 +95,9 @@ def weakly_connected_components(g, *, method="hook", jump_every=None, execution,
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if _merged.knob(execution) is not None:
+        return _merged.components(g, weakly_connected_components, execution, return_info,
+                                  smallest_ids, method=method, jump_every=jump_every)
     if method == "hook":
         if execution.approximation is not None:
             raise unsupported("weakly_connected_components",

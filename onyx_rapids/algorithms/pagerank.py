@@ -28,6 +28,7 @@ from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import CHANGED, Input, Refuse, algorithm
+from . import _merged
 from ._common import AUTO_DIRECTION, RunInfo, finish
 from ._propagate import (KNOB_RULES, Auto, L1ChangeTest, Plan, fused_choice,
                          propagate)
@@ -85,7 +86,7 @@ _REFUSE = (AUTO_DIRECTION,
 #: docs/execution.md, "Approximation": the per-vertex tolerance (and change-driven threshold
 #: unless ``activation_threshold`` replaces it) is tol / n
 _APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None, activation_threshold=None,
-                      edge_fraction=None)
+                      edge_fraction=None, merge_similarity=None)
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
@@ -139,6 +140,11 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
     1.0
     """
     weights = g.weights_for(weight, name="pagerank", non_negative=True)
+    if _merged.knob(execution) is not None:
+        return _merged.pagerank(g, pagerank, execution, return_info, weights=weights,
+                                weight_key=_weight_key(g, weight, weights),
+                                personalization=personalization, alpha=alpha, tol=tol,
+                                max_iter=max_iter)
     teleport_column, teleport = None, UNIFORM
     if personalization is not None:
         # one vertex (whatever form named it) is personalized_pagerank's one-hot teleport:
@@ -178,8 +184,13 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
     >>> [round(float(ppr[c].sum()), 4) for c in ("ppr_0", "ppr_1")]
     [1.0, 1.0]
     """
-    ids = inputs.starts(g, None, sources)
     weights = g.weights_for(weight, name="personalized_pagerank", non_negative=True)
+    if _merged.knob(execution) is not None:
+        return _merged.personalized_pagerank(
+            g, personalized_pagerank, execution, return_info, weights=weights,
+            weight_key=_weight_key(g, weight, weights), sources=sources, alpha=alpha, tol=tol,
+            max_iter=max_iter)
+    ids = inputs.starts(g, None, sources)
     plan = Plan.of(execution)
     if _fused_choice("personalized_pagerank", g, plan, sources=ids.size):
         rank, info = _fused(g, int(ids[0]), alpha, tol, max_iter, plan, weights=weights,
