@@ -159,8 +159,9 @@ def merged(g, threshold: float, weights=None, weight_key=None) -> tuple[Merged, 
 
 
 def _run(g, name, function, execution, return_info, columns, merge, build_ms, **kwargs):
-    """``function`` on the merged graph (the other knobs kept), its value ``columns``
-    mapped back by ``spread(values, merge)`` onto every vertex of ``g``."""
+    """``function`` on ``merge``'s graph (the other knobs kept) and its result frame's
+    columns mapped back onto every vertex of ``g``: ``columns`` maps each result column to
+    (the frame's column, ``spread(values in group order)``)."""
     rest = dataclasses.replace(execution.approximation, merge_similarity=None)
     inner = execution.replace(approximation=rest if rest.knobs() else None)
     frame, info = function(merge.graph, execution=inner, return_info=True, **kwargs)
@@ -186,7 +187,7 @@ def pagerank(g, function, execution, return_info, *, weights, weight_key, person
     grouped = xp.bincount(merge.group, weights=teleport, minlength=merge.graph.n)
     return _run(g, "pagerank", function, execution, return_info,
                 {"pagerank": ("pagerank", lambda x: x[merge.group] * merge.share)}, merge,
-                build_ms, personalization=device.to_host(grouped), **params)
+                build_ms, personalization=grouped, **params)
 
 
 def personalized_pagerank(g, function, execution, return_info, *, weights, weight_key,
