@@ -114,9 +114,9 @@ class Approximation:
         neighbourhoods have a Jaccard similarity of at least this (chains of such pairs make
         one group), run on the graph of the groups (built once per graph and cached) and give
         every vertex its group's value (:mod:`onyx_rapids.algorithms._merged`).  Smaller
-        merges more.  1 merges true twins only (equal closed neighbourhoods): PageRank on an
-        undirected unweighted graph stays exact, weakly connected components are exact at
-        every value.
+        merges more.  1 merges true twins only (equal closed neighbourhoods): PageRank on a
+        simple undirected unweighted graph stays exact, weakly connected components are exact
+        at every value.
 
     Examples
     --------
