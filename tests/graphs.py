@@ -55,3 +55,15 @@ def predecessor_ids(g, predecessor):
     if valid.any():
         out[valid] = device.to_host(g.to_internal(ids[valid]))
     return out
+
+
+def assert_refused(call, needles):
+    """``call(g)`` on the path 0 - 1 - 2 raises a ValueError whose message holds every one of
+    ``needles`` (the refusal tests of the approximation knobs)."""
+    import pytest
+
+    g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}))
+    with pytest.raises(ValueError) as e:
+        call(g)
+    for needle in needles:
+        assert needle in str(e.value)
