@@ -23,7 +23,8 @@ vertices that still move (relative to their value), or the stability of the top-
 Partial edge processing (``edge_fraction``) has every iteration read a rotating fraction of
 each vertex's in-edges.  ``activation_threshold`` decouples the change-driven mode's
 activation from ``tol``.  ``merge_similarity`` runs on a graph of merged similar neighbours
-(:mod:`onyx_rapids.algorithms._merged`).  ``docs/execution.md`` ("Approximation") describes every knob.
+(:mod:`onyx_rapids.algorithms._merged`).  ``source_fraction`` runs betweenness from fewer
+sources.  ``docs/execution.md`` ("Approximation") describes every knob.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ RANGES = {
     "activation_threshold": Float(0, low_open=True),
     "edge_fraction": Float(0, 1, low_open=True),
     "merge_similarity": Float(0, 1, low_open=True),
+    "source_fraction": Float(0, 1, low_open=True),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -60,6 +62,7 @@ KNOBS = {
     "activation_threshold": (),
     "edge_fraction": (),
     "merge_similarity": (),
+    "source_fraction": (),
 }
 
 
@@ -117,6 +120,11 @@ class Approximation:
         merges more.  1 merges true twins only (equal closed neighbourhoods): PageRank on a
         simple undirected unweighted graph stays exact, weakly connected components are exact
         at every value.
+    source_fraction : float in (0, 1] or None
+        Sampled searches (betweenness): run the searches of ``ceil(source_fraction * s)`` of
+        the call's s sources (at least 2) and extrapolate as for that many sampled sources:
+        the first of its ``k`` sampled or given ``sources``, or, with every vertex a source,
+        that many drawn by its ``seed`` (Brandes and Pich's estimate).  1 is the exact run.
 
     Examples
     --------
@@ -134,6 +142,7 @@ class Approximation:
     activation_threshold: float | None = None
     edge_fraction: float | None = None
     merge_similarity: float | None = None
+    source_fraction: float | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():

@@ -18,6 +18,7 @@ import oracles
 from graphs import build, csr_edges
 import onyx_rapids as onyx
 from onyx_rapids import Approximation, datasets, device, operators as ops
+from onyx_rapids.algorithms._propagate import partial
 
 ALPHA, TOL = 0.5, 1e-4
 
@@ -34,7 +35,8 @@ def _ranks(df, column="pagerank"):
 
 def _windowed_pagerank(g, fraction, iterations, weighted=False, teleport=None):
     """Float64 PageRank whose sums read the windows of docs/execution.md ("Partial edge
-    processing"): in iteration t, in-edges (t c) mod d .. of each vertex, scaled by d / c."""
+    processing"): in iteration t, in-edges (t c + v OFFSET) mod d .. of each vertex v,
+    scaled by d / c."""
     host = device.to_host
     offsets, src = host(g.in_offsets).astype(np.int64), host(g.in_indices).astype(np.int64)
     n, d = g.n, np.diff(offsets)
@@ -50,7 +52,8 @@ def _windowed_pagerank(g, fraction, iterations, weighted=False, teleport=None):
     x = t.copy()
     for turn in range(iterations):
         cv, dv = c[dst], d[dst]
-        read = (position - (turn * cv) % dv) % dv < cv
+        start = (turn * cv + dst * partial.OFFSET) % np.maximum(dv, 1)
+        read = (position - start) % dv < cv
         acc = np.bincount(dst, weights=read * share * x[src], minlength=n) * scale
         x = ALPHA * (acc + x[outw == 0].sum() * t) + (1 - ALPHA) * t
     return x

@@ -70,7 +70,7 @@ def test_traversal_knob_rows_run_and_are_measured(tmp_path):
                                        out=tmp_path, quiet=True, tag="t",
                                        algorithms=["sssp", "weakly_connected_components"])
     assert status == 0, report["failures"]
-    for name, metric in (("sssp", "mean_relative_error"),
+    for name, metric in (("sssp", "worse_of_both"),
                          ("weakly_connected_components", "pairs_wrong")):
         knob = [r for r in report["rows"] if r["algorithm"] == name
                 and r["series"] == "stop_changed_fraction"]
@@ -117,11 +117,14 @@ def test_label_difference_sssp_and_pair_metrics():
     assert ap.label_difference(labels, labels) == 0.0
     assert ap.label_difference(np.array([0, 1, 1, 3]), labels) == 0.25
     ref = np.array([0.0, 1.0, 2.0, np.inf])
-    assert ap.sssp_errors(ref, ref) == {"mean_relative_error": 0.0, "wrongly_unreached": 0.0}
+    assert ap.sssp_errors(ref, ref) == {"worse_of_both": 0.0, "mean_relative_error": 0.0,
+                                        "wrongly_unreached": 0.0}
     e = ap.sssp_errors(np.array([0.0, 1.1, 2.0, np.inf]), ref)
     assert e["mean_relative_error"] == pytest.approx(0.1 / 3) and e["wrongly_unreached"] == 0
+    assert e["worse_of_both"] == e["mean_relative_error"]
     e = ap.sssp_errors(np.array([0.0, 1.0, 3.4e38, 5.0]), ref)  # one left unreached
-    assert e == {"mean_relative_error": 0.0, "wrongly_unreached": pytest.approx(1 / 3)}
+    assert e == {"worse_of_both": pytest.approx(1 / 3), "mean_relative_error": 0.0,
+                 "wrongly_unreached": pytest.approx(1 / 3)}  # (a few reached exactly: not 0)
     same = np.array([7, 7, 9, 9])
     assert ap.pair_disagreement(np.array([0, 0, 1, 1]), same) == 0.0  # labels differ, same split
     apart = ap.pair_disagreement(np.arange(4), np.zeros(4, dtype=int), pairs=200_000)
@@ -237,3 +240,14 @@ def test_plot_draws_a_line_per_series_per_curve():
     assert labels[:3] == ["loosened tol (from exact)", "stop_top_k", "stop_changed_fraction"]
     first = ax.plot.call_args_list[0].args  # the exact row's 0 drawn a tenth under 1e-4
     assert first[0] == pytest.approx((1e-5, 1e-4)) and first[1] == (1.0, 2.0)
+
+
+def test_betweenness_metric_and_its_inputs():
+    ref = np.array([4.0, 3.0, 2.0, 1.0])
+    assert ap.betweenness_errors(ref, ref) == {"top100_missed": 0.0, "relative_l1": 0.0}
+    e = ap.betweenness_errors(np.array([1.0, 3.0, 2.0, 4.0]), ref)
+    assert e["relative_l1"] == pytest.approx(6 / 10) and e["top100_missed"] == 0.0  # k = n
+    assert ap.top_overlap(np.array([1.0, 3.0, 2.0, 4.0]), ref, k=1) == 0.0
+    assert ap.EXTRA_INPUTS["betweenness_centrality"](10_000, False) == {
+        "k": ap.BC_SOURCES, "seed": 37}
+    assert ap.goal_of("betweenness_centrality", "source_fraction") == ap.Goal(0.05, 4.0)

@@ -9,7 +9,9 @@ parallel edges removed): the Jaccard similarity of the closed neighbourhoods N[u
     J(u, v) = |N[u] & N[v]| / |N[u] | N[v]| = (c + 2) / (d(u) + d(v) - c)
 
 with c the common neighbours and d the degrees; J is 1 exactly for true twins (N[u] = N[v]).
-A thread per edge intersects the two sorted adjacency lists (:func:`similar_edges`); the edges
+A thread per edge intersects the two sorted adjacency lists (:func:`similar_edges`), unless
+the degrees alone rule the edge out (J <= (min(d) + 2) / max(d), so a hub's edges to
+low-degree vertices are skipped and the work is not sum d^2 on skewed graphs); the edges
 with J >= the threshold are hooked by union-find (:mod:`onyx_rapids.kernels.union_find`), so
 the groups are the components of those edges (chains merge: two members of a group may be
 less similar than the threshold).  Groups are numbered 0..k-1 by their smallest member.
@@ -74,14 +76,16 @@ def similar_edges(offsets, indices, sources, threshold, keep):
         if u >= v:
             continue
         i, i_end, j, j_end = offsets[u], offsets[u + 1], offsets[v], offsets[v + 1]
+        du, dv = i_end - i, j_end - j
+        if min(du, dv) + 2.0 < threshold * max(du, dv):
+            continue  # J <= (min + 2) / max: a hub's edges to small vertices cost nothing
         common = 0
         while i < i_end and j < j_end:
             a, b = indices[i], indices[j]
             common += a == b
             i += a <= b
             j += b <= a
-        union = (offsets[u + 1] - offsets[u]) + (offsets[v + 1] - offsets[v]) - common
-        keep[e] = (common + 2.0) / union >= threshold
+        keep[e] = (common + 2.0) / (du + dv - common) >= threshold
 
 
 @dataclass(frozen=True)

@@ -385,18 +385,35 @@ def _check_graph(g, name: str, weight):
 
 def _start(g, name, k, seed, sources, weight, execution):
     _check_graph(g, name, weight)
-    starts, every = _sources(g, k, seed, sources)
+    drawn = execution.approximation is not None and k is None and sources is None
+    starts, every = _sources(g, k, None if drawn else seed, sources)  # (seed: _fewer's draw)
     info = Info(converged=True, directions=[],
                 variant=dict(feature_aware=execution.feature_aware,
                              direction=execution.direction, sparse_levels=0))
+    if execution.approximation is not None:
+        starts, every = _fewer(g, starts, every, execution.approximation, seed, info)
     return starts, every, info
+
+
+def _fewer(g, starts, every, approximation, seed, info):
+    """The sources of a ``source_fraction`` run (:class:`~onyx_rapids.Approximation`):
+    ``ceil(fraction * s)`` of the s sources, at least 2 (one source has no other to scale
+    by): the first of the sampled or given ones (a sample's first are a sample), or drawn
+    by ``seed`` where every vertex was a source.  ``info`` records the knob and the counts."""
+    fraction = approximation.source_fraction
+    count = min(starts.size, max(2, math.ceil(fraction * starts.size)))
+    info.approximation = approximation.knobs()
+    info.estimate = dict(sources=int(count), exact_sources=int(starts.size))
+    if count == starts.size:
+        return starts, every
+    return (_sample(g, count, seed) if every else starts[:count]), False
 
 
 @algorithm("betweenness_centrality",
            summary="shortest-path betweenness of every vertex (Brandes, many sources at once)",
            inputs=(K_INPUT, SOURCES_INPUT), columns=("vertex", "betweenness_centrality"),
            options=OPTIONS, defaults=dict(direction="auto"),
-           params=PARAMS, iterative=True)
+           params=PARAMS, iterative=True, approximation=dict(source_fraction=None))
 def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=None,
                            sources=None, weight=None, *, execution, return_info=False):
     """Betweenness of every vertex: ``vertex``, ``betweenness_centrality`` (float64), as
@@ -414,7 +431,8 @@ def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=Non
     endpoints : bool
         Count a path's two ends among the vertices it passes.
     seed : int, optional
-        Seeds the sampling of ``k`` sources (None: a fresh draw each call); only with ``k``.
+        Seeds the sampling of ``k`` sources (None: a fresh draw each call); only with ``k``
+        (or an ``approximation`` with ``source_fraction``, which draws its sources with it).
     sources : list (or Series) of vertex ids, optional
         The sources themselves (cuGraph's ``k=list``), scaled as ``k`` sampled ones; not with
         ``k``.
@@ -463,7 +481,7 @@ def betweenness_centrality(g, k=None, normalized=True, endpoints=False, seed=Non
            inputs=(K_INPUT, SOURCES_INPUT), columns=("src", "dst", "betweenness_centrality"),
            options=OPTIONS, defaults=dict(direction="auto"),
            params={name: kind for name, kind in PARAMS.items() if name != "endpoints"},
-           iterative=True)
+           iterative=True, approximation=dict(source_fraction=None))
 def edge_betweenness_centrality(g, k=None, normalized=True, seed=None, sources=None,
                                 weight=None, *, execution, return_info=False):
     """Betweenness of every edge: ``src``, ``dst``, ``betweenness_centrality`` (float64) in

@@ -3,9 +3,14 @@ pull reads a rotating window of a vertex's in-edges and scales what they bring u
 estimate of the whole sum.
 
 A vertex v of in-degree d reads c = ceil(f d) of its in-edges (at least one) in every
-iteration: in iteration t (from 0) those at positions ``(t c) mod d, ..`` of its in-edge list,
-wrapping round, so consecutive windows tile the list and every in-edge is read within
-ceil(1 / f) iterations.  What the window brings is multiplied by d / c: the processed partial
+iteration: in iteration t (from 0) those at positions ``(t c + v OFFSET) mod d, ..`` of its
+in-edge list, wrapping round, so consecutive windows tile the list and every in-edge is read
+within ceil(1 / f) iterations.  The per-vertex offset (``v`` times :data:`OFFSET`) keeps
+neighbours from reading the same relative positions in the same iteration: on a lattice,
+where every vertex's list holds the same directions in the same order, windows in step read
+mass from one side only in an iteration, and a float64 emulation of PageRank on a weighted
+64 x 64 grid at f = 0.5 grew without bound (the sum of ranks 4,160 after 100 iterations;
+with the offset 1.3, L1 0.47 from the exact ranks).  What the window brings is multiplied by d / c: the processed partial
 sum scaled up, an unbiased estimate of the sum over every in-edge (over d / c consecutive
 iterations of unchanged rows, exactly that sum on average).
 
@@ -21,20 +26,26 @@ import functools
 import inspect
 
 import numpy as np
-from numba import cuda
+from numba import cuda, int64
 
 from ... import device, operators as ops
 from ...binding import py_func
 
 
+#: A vertex's window starts ``v * OFFSET`` positions on (mod its in-degree): an odd constant
+#: far from the small periods of lattices (Knuth's multiplicative-hash spirit, kept in int64).
+OFFSET = 40503
+
+
 @cuda.jit(device=True)
 def window_scale(v, e, offsets, window, turn):
     """d / c when in-edge ``e`` (a CSC position) of ``v`` is in iteration ``turn``'s window
-    of its c = ``window[v]`` of d in-edges, else 0."""
+    of its c = ``window[v]`` of d in-edges (from position ``(turn c + v OFFSET) mod d``),
+    else 0."""
     first = offsets[v]
     d = offsets[v + 1] - first
     c = window[v]
-    if (e - first + d - (turn * c) % d) % d >= c:
+    if (e - first + d - (turn * c + int64(v) * OFFSET) % d) % d >= c:
         return np.float32(0.0)
     return np.float32(d) / np.float32(c)
 
