@@ -111,7 +111,9 @@ class Approximation:
         vertex's d in-edges, a window that rotates so that each in-edge is read within
         ``ceil(1 / edge_fraction)`` iterations, and scales what they bring by d over that
         count (an unbiased estimate of the whole sum); below 1 the run also stops once its
-        L1 change no longer falls.  1 is the exact run.  Bulk pulls only.
+        L1 change no longer falls.  1 is the exact run.  Bulk pulls only.  On graphs of
+        in-degree 2-4 (grids, road networks) 0.5 and below may not settle: PageRank then
+        runs to ``max_iter`` (and warns that it did not converge) far from the exact ranks.
     merge_similarity : float in (0, 1] or None
         Approximate graph representation: merge every two adjacent vertices whose closed
         neighbourhoods have a Jaccard similarity of at least this (chains of such pairs make
