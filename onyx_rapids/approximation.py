@@ -20,8 +20,8 @@ legal range; which knobs an algorithm supports is declared in its registry entry
 Reduced execution (the iterative propagations: :mod:`onyx_rapids.algorithms._propagate`)
 stops an iteration early, besides the exact test, on an online criterion: the fraction of
 vertices that still move (relative to their value), or the stability of the top-k set.
-Partial edge processing (``edge_fraction``) has every iteration read a rotating fraction of
-each vertex's in-edges.  ``activation_threshold`` decouples the change-driven mode's
+Partial edge processing (``edge_fraction``) has every iteration compute a rotating fraction of
+each vertex's in-edges afresh.  ``activation_threshold`` decouples the change-driven mode's
 activation from ``tol``.  ``merge_similarity`` runs on a graph of merged similar neighbours
 (:mod:`onyx_rapids.algorithms._merged`).  ``source_fraction`` runs betweenness from fewer
 sources.  ``docs/execution.md`` ("Approximation") describes every knob.
@@ -107,13 +107,12 @@ class Approximation:
         algorithm's threshold derived from ``tol`` (``tol / n`` for PageRank, ``tol`` for
         label propagation); larger values leave fewer vertices active.  Refused in bulk runs.
     edge_fraction : float in (0, 1] or None
-        Partial edge processing: every bulk pull reads ``ceil(edge_fraction * d)`` of a
-        vertex's d in-edges, a window that rotates so that each in-edge is read within
-        ``ceil(1 / edge_fraction)`` iterations, and scales what they bring by d over that
-        count (an unbiased estimate of the whole sum); below 1 the run also stops once its
-        L1 change no longer falls.  1 is the exact run.  Bulk pulls only.  On graphs of
-        in-degree 2-4 (grids, road networks) 0.5 and below may not settle: PageRank then
-        runs to ``max_iter`` (and warns that it did not converge) far from the exact ranks.
+        Partial edge processing: after the first iteration every bulk pull computes
+        ``ceil(edge_fraction * d)`` of a vertex's d in-edges afresh, a window that rotates so
+        that each in-edge is recomputed within ``ceil(1 / edge_fraction)`` iterations, and
+        the others bring the value they brought when last computed (kept per edge): the
+        exact fixed point, reached in more, cheaper iterations.  The run also stops once its
+        L1 change no longer falls.  1 is the exact run.  Bulk pulls only.
     merge_similarity : float in (0, 1] or None
         Approximate graph representation: merge every two adjacent vertices whose closed
         neighbourhoods have a Jaccard similarity of at least this (chains of such pairs make

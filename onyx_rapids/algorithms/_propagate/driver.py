@@ -32,8 +32,9 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
     An ``approximation`` in ``plan``'s execution adds its stop tests
     (:class:`~.stops.ApproximateStop`: ``threshold`` is the per-vertex tolerance); its
     ``activation_threshold`` replaces ``threshold``, its ``edge_fraction`` below 1 has every
-    bulk pull read that fraction of the in-edges (:mod:`.partial`: ``args["weights"]``, if
-    given, holds the edge properties the contribution reads by edge id).
+    bulk pull compute that fraction of the in-edges afresh, the others bringing their last
+    values (:mod:`.partial`: ``args["weights"]``, if given, holds the edge properties the
+    contribution reads by edge id).
     Returns ``(x, RunInfo)``; ``info.directions`` holds each iteration's direction,
     ``info.modes`` its mode (bulk or change-driven); ``info.approximation`` and
     ``info.estimate`` the knobs and measures of an approximate run.
@@ -43,7 +44,7 @@ def propagate(g, x, contribution, update, args, *, plan, converged, max_iter, th
     threshold = knobs.get("activation_threshold", threshold)  # decoupled from tol
     if knobs.get("edge_fraction", 1.0) < 1.0:
         g, contribution, args, read = partial_edges(g, contribution, args,
-                                                    knobs["edge_fraction"])
+                                                    knobs["edge_fraction"], x)
     policy = policy or policies.choose(plan, g, contribution, x.shape[1], case)
     variant = dict(feature_aware=e.feature_aware, change_driven=e.change_driven,
                    fold=plan.fold, fused=False, direction=plan.direction)

@@ -117,8 +117,8 @@ class ApproximateStop:
     least the k-th largest value, per column) moved by at most ``top_k_moves`` members
     (those that entered or those that left, the more) in ``stop_top_k_rounds`` iterations in
     a row.  With an ``edge_fraction`` below 1 (:mod:`.partial`) it also stops once the L1
-    change, having fallen, falls no more (the rotating windows' noise floor, where the exact
-    test may never pass), and it turns the windows after each iteration.
+    change, having fallen, falls no more (a refreshed window can move an iteration more than
+    the one before), and it turns the windows after each iteration.
 
     The vertices that moved and the L1 change of each feature are measured by an
     ``ops.MaxChange`` step in the iteration's vertex kernel (``in_kernel``; its results are
