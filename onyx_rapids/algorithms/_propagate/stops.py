@@ -14,8 +14,6 @@ test passes, and records what it measured.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ... import device, operators as ops, properties as props
@@ -116,9 +114,8 @@ class ApproximateStop:
     seeds moves ever more at first), or once the top-``stop_top_k`` set (every vertex at
     least the k-th largest value, per column) moved by at most ``top_k_moves`` members
     (those that entered or those that left, the more) in ``stop_top_k_rounds`` iterations in
-    a row.  With an ``edge_fraction`` below 1 (:mod:`.partial`) it also stops once the L1
-    change, having fallen, falls no more (a refreshed window can move an iteration more than
-    the one before), and it turns the windows after each iteration.
+    a row.  With an ``edge_fraction`` below 1 (:mod:`.partial`) it turns the windows after
+    each iteration (the run keeps the exact fixed point: the exact test stops it).
 
     The vertices that moved and the L1 change of each feature are measured by an
     ``ops.MaxChange`` step in the iteration's vertex kernel (``in_kernel``; its results are
@@ -135,7 +132,6 @@ class ApproximateStop:
                              f"{g.n} vertices")
         self.streak, self.changed = 0, 0  # (the first iteration's change is a growth)
         self.partial = (approximation.edge_fraction or 1.0) < 1.0
-        self.l1, self.fell = math.inf, False
         self.members = None if self.top is None else self._members(run.x)
         self.estimate = dict(stopped_by=None)
         if in_kernel:
@@ -170,10 +166,7 @@ class ApproximateStop:
                 and changed < a.stop_changed_fraction * self.n and changed <= self.changed:
             stopped = "stop_changed_fraction"
         self.changed = changed
-        if self.partial:  # the rotating windows' noise: the exact test may never pass
-            if stopped is None and self.fell and l1 >= self.l1:
-                stopped = "edge_fraction"
-            self.fell, self.l1 = self.fell or l1 < self.l1 < math.inf, l1
+        if self.partial:
             run.args["edge_turn"] += 1  # the next iteration's windows
         if self.top is not None:
             estimate["top_k_moves"] = moves = self._top_k_moves(rows)
