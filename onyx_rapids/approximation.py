@@ -110,9 +110,10 @@ class Approximation:
         Partial edge processing: after the first iteration every bulk pull computes
         ``ceil(edge_fraction * d)`` of a vertex's d in-edges afresh, a window that rotates so
         that each in-edge is recomputed within ``ceil(1 / edge_fraction)`` iterations, and
-        the others bring the value they brought when last computed (kept per edge): the
-        exact fixed point, reached in more, cheaper iterations (the exact test stops the
-        run).  1 is the exact run.  Bulk pulls only.
+        the others bring the value they brought when last computed (kept per edge and
+        feature, m x k values on the device): the exact fixed point, reached in more,
+        cheaper iterations (the exact test stops the run).  1 is the exact run.  Bulk
+        pulls only.
     merge_similarity : float in (0, 1] or None
         Approximate graph representation: merge every two adjacent vertices whose closed
         neighbourhoods have a Jaccard similarity of at least this (chains of such pairs make

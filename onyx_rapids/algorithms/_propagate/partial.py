@@ -32,8 +32,8 @@ from ... import device, operators as ops
 from ...binding import py_func
 
 
-#: A vertex's window starts ``v * OFFSET`` positions on (mod its in-degree): an odd constant
-#: far from the small periods of lattices (Knuth's multiplicative-hash spirit, kept in int64).
+#: A vertex's window starts ``v * OFFSET`` positions on (mod its in-degree): an odd constant,
+#: so neighbours on a lattice (ids 1 or a row apart) start at different positions.
 OFFSET = 40503
 
 
