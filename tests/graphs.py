@@ -67,3 +67,12 @@ def assert_refused(call, needles):
         call(g)
     for needle in needles:
         assert needle in str(e.value)
+
+
+def run_cli(capsys, *argv):
+    """``onyx-rapids argv`` in-process: (exit code, stdout, stderr)."""
+    from onyx_rapids import cli
+
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import oracles
-from graphs import assert_refused, build, csr_edges
+from graphs import assert_refused, build, csr_edges, run_cli
 import onyx_rapids as onyx
-from onyx_rapids import Approximation, Execution, cli, datasets, device, inputs, registry
+from onyx_rapids import Approximation, Execution, datasets, device, inputs, registry
 
 ALPHA, TOL = 0.5, 1e-4
 
@@ -236,17 +236,11 @@ def test_change_driven_label_propagation_stops_earlier():
 # ------------------------------------------------------------------------- command line
 
 
-def _cli(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli_approx(capsys, tmp_path):
     edges = tmp_path / "edges.parquet"
     pd.DataFrame({"src": [0, 1, 2, 3, 4, 0], "dst": [1, 2, 3, 4, 0, 2]}).to_parquet(edges,
                                                                                index=False)
-    code, out, err = _cli(capsys, "run", "pagerank", "--graph", edges, "--src", "src", "--dst",
+    code, out, err = run_cli(capsys, "run", "pagerank", "--graph", edges, "--src", "src", "--dst",
                           "dst", "--quiet", "--approx", "stop_top_k=2,stop_top_k_rounds=2")
     assert code == 0, err
     line = next(x for x in err.splitlines() if x.startswith("approximation"))
@@ -263,11 +257,11 @@ def test_cli_approx(capsys, tmp_path):
         (["pagerank", "--param", "stop_top_k=3"], ["stop_top_k is an approximation knob: give "
                                                   "it as --approx stop_top_k=3"]),
     ]:
-        code, _, err = _cli(capsys, "run", *argv)
+        code, _, err = run_cli(capsys, "run", *argv)
         assert code == 2, err
         for needle in needles:
             assert needle in err, err
-    code, out, _ = _cli(capsys, "list")
+    code, out, _ = run_cli(capsys, "list")
     assert "--approx: stop_changed_fraction (a number in (0, 1)), stop_top_k (a positive " \
            "integer), activation_threshold (a positive finite number), edge_fraction (a number " \
            "in (0, 1])" in out

@@ -21,12 +21,7 @@ import pytest
 
 import onyx_rapids
 from onyx_rapids import cli, device, registry
-
-
-def run_cli(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from graphs import run_cli
 
 
 def assert_one_line_error(code, err, *needles):

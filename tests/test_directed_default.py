@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graphs import run_cli
 import onyx_rapids as onyx
-from onyx_rapids import cli, datasets, device
+from onyx_rapids import datasets, device
 from onyx_rapids import dask as odask
 from onyx_rapids.graph import Graph
 
@@ -81,21 +82,15 @@ def test_karate_answers_are_the_undirected_graphs(karate, g):
     assert {int(v): int(d) for v, d in dist.items()} == hops  # all 34 reached
 
 
-def _run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_cli_reads_a_file_as_undirected_unless_directed(capsys, tmp_path):
     edges = tmp_path / "path.parquet"
     pd.DataFrame({"u": [0, 1], "v": [1, 2]}).to_parquet(edges)  # 0-1-2
     common = ("run", "bfs", "--graph", edges, "--src", "u", "--dst", "v", "--source", "2")
-    code, _, err = _run(capsys, *common, "--out", tmp_path / "u.parquet")
+    code, _, err = run_cli(capsys, *common, "--out", tmp_path / "u.parquet")
     assert code == 0, err
     assert "n=3, m=4 (undirected" in err
     assert pd.read_parquet(tmp_path / "u.parquet")["distance"].tolist() == [2, 1, 0]
-    code, _, err = _run(capsys, *common, "--directed", "--out", tmp_path / "d.parquet")
+    code, _, err = run_cli(capsys, *common, "--directed", "--out", tmp_path / "d.parquet")
     assert code == 0, err
     assert "n=3, m=2 (directed" in err
     assert pd.read_parquet(tmp_path / "d.parquet")["distance"].tolist() == [2**31 - 1] * 2 + [0]
@@ -107,5 +102,5 @@ def test_cli_reads_a_file_as_undirected_unless_directed(capsys, tmp_path):
     (("run", "bfs", "--directed", "--undirected"), "not allowed with argument"),
 ])
 def test_cli_directed_refused_where_it_cannot_apply(capsys, argv, needle):
-    code, _, err = _run(capsys, *argv)
+    code, _, err = run_cli(capsys, *argv)
     assert code == 2 and needle in err, err
