@@ -24,7 +24,8 @@ Partial edge processing (``edge_fraction``) has every iteration compute a rotati
 each vertex's in-edges afresh.  ``activation_threshold`` decouples the change-driven mode's
 activation from ``tol``.  ``merge_similarity`` runs on a graph of merged similar neighbours
 (:mod:`onyx_rapids.algorithms._merged`).  ``source_fraction`` runs betweenness from fewer
-sources.  ``docs/execution.md`` ("Approximation") describes every knob.
+sources.  ``degree_normalization`` adds two-hop edges to even out a warp's degrees (Graffix,
+:mod:`onyx_rapids.algorithms._normalized`).  ``docs/execution.md`` ("Approximation") describes every knob.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ RANGES = {
     "edge_fraction": Float(0, 1, low_open=True),
     "merge_similarity": Float(0, 1, low_open=True),
     "source_fraction": Float(0, 1, low_open=True),
+    "degree_normalization": Float(0, 1, low_open=True),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -63,6 +65,7 @@ KNOBS = {
     "edge_fraction": (),
     "merge_similarity": (),
     "source_fraction": (),
+    "degree_normalization": (),
 }
 
 
@@ -127,6 +130,12 @@ class Approximation:
         the call's s sources (at least 2) and extrapolate as for that many sampled sources:
         the first of its ``k`` sampled or given ``sources``, or, with every vertex a source,
         that many drawn by its ``seed`` (Brandes and Pich's estimate).  1 is the exact run.
+    degree_normalization : float in (0, 1] or None
+        Graffix's degree normalization: every vertex of degree d > 0 whose warp's (32
+        consecutive vertices') largest degree is D gets up to ``floor(t D) - d`` extra edges
+        to vertices two hops away, and the algorithm runs on that graph (built once per graph
+        and cached; :mod:`onyx_rapids.algorithms._normalized`).  Not an exact end: even at 1
+        the added edges change the result.
 
     Examples
     --------
@@ -145,6 +154,7 @@ class Approximation:
     edge_fraction: float | None = None
     merge_similarity: float | None = None
     source_fraction: float | None = None
+    degree_normalization: float | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():

@@ -80,7 +80,8 @@ def test_registry_declares_each_algorithms_knobs():
     assert registry.get("pagerank").knobs() == {
         "stop_changed_fraction": "a number in (0, 1)", "stop_top_k": "a positive integer",
         "activation_threshold": "a positive finite number",
-        "edge_fraction": "a number in (0, 1]", "merge_similarity": "a number in (0, 1]"}
+        "edge_fraction": "a number in (0, 1]", "merge_similarity": "a number in (0, 1]",
+        "degree_normalization": "a number in (0, 1]"}
     assert registry.get("personalized_pagerank").knobs() == registry.get("pagerank").knobs()
     assert list(registry.get("label_propagation").knobs()) == [
         "stop_changed_fraction", "activation_threshold", "edge_fraction"]

@@ -28,7 +28,7 @@ from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import CHANGED, Input, Refuse, algorithm
-from . import _merged
+from . import _merged, _normalized
 from ._common import AUTO_DIRECTION, RunInfo, finish
 from ._propagate import (KNOB_RULES, Auto, L1ChangeTest, Plan, fused_choice,
                          propagate)
@@ -86,7 +86,7 @@ _REFUSE = (AUTO_DIRECTION,
 #: docs/execution.md, "Approximation": the per-vertex tolerance (and change-driven threshold
 #: unless ``activation_threshold`` replaces it) is tol / n
 _APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None, activation_threshold=None,
-                      edge_fraction=None, merge_similarity=None)
+                      edge_fraction=None, merge_similarity=None, degree_normalization=None)
 
 
 @algorithm("pagerank", summary="PageRank of every vertex (cuGraph/NetworkX conventions)",
@@ -145,6 +145,12 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
                                 weight_key=_weight_key(g, weight, weights),
                                 personalization=personalization, alpha=alpha, tol=tol,
                                 max_iter=max_iter)
+    if _normalized.knob(execution) is not None:
+        return _normalized.run(g, "pagerank", pagerank, execution, return_info,
+                               lambda frame: ["pagerank"], weights=weights,
+                               weight_key=_weight_key(g, weight, weights), weight=None,
+                               personalization=personalization, alpha=alpha, tol=tol,
+                               max_iter=max_iter)
     teleport_column, teleport = None, UNIFORM
     if personalization is not None:
         # one vertex (whatever form named it) is personalized_pagerank's one-hot teleport:
@@ -190,6 +196,12 @@ def personalized_pagerank(g, sources, alpha=0.85, tol=1e-6, max_iter=100, *, wei
             g, personalized_pagerank, execution, return_info, weights=weights,
             weight_key=_weight_key(g, weight, weights), sources=sources, alpha=alpha, tol=tol,
             max_iter=max_iter)
+    if _normalized.knob(execution) is not None:
+        return _normalized.run(
+            g, "personalized_pagerank", personalized_pagerank, execution, return_info,
+            lambda frame: [c for c in frame.columns if c.startswith("ppr_")], weights=weights,
+            weight_key=_weight_key(g, weight, weights), weight=None, sources=sources,
+            alpha=alpha, tol=tol, max_iter=max_iter)
     ids = inputs.starts(g, None, sources)
     plan = Plan.of(execution)
     if _fused_choice("personalized_pagerank", g, plan, sources=ids.size):
