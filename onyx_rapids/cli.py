@@ -902,10 +902,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where the graph's edge arrays live: device memory, or pinned host "
                          "memory read zero-copy (graphs larger than the GPU; a Parquet file "
                          "is then built in chunks); auto (default) picks by size")
-    gg.add_argument("--vertex-order", choices=("id", "degree"), default="id",
-                    help="internal vertex order: ascending id (default), or degree (hubs "
+    gg.add_argument("--vertex-order", choices=("id", "degree", "bfs"), default="id",
+                    help="internal vertex order: ascending id (default), degree (hubs "
                          "first: faster propagations on skewed graphs whose ids carry no "
-                         "locality; result rows then follow that order)")
+                         "locality) or bfs (breadth-first levels: neighbours numbered "
+                         "nearby); result rows then follow that order")
     gg.add_argument("--device-budget", metavar="BYTES",
                     help="cap the device memory onyx_rapids allocates, e.g. 16GB (as "
                          "ONYX_RAPIDS_DEVICE_BUDGET)")

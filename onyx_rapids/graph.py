@@ -65,7 +65,7 @@ from .ids import VertexIds
 __all__ = ["Graph"]
 
 #: Internal vertex orders (:meth:`Graph.reorder`): ascending original id, descending degree.
-VERTEX_ORDERS = ("id", "degree")
+VERTEX_ORDERS = ("id", "degree", "bfs")
 
 
 class Graph:
@@ -498,8 +498,13 @@ class Graph:
         gather of a propagation; ``benchmarks/NOTES.md`` has the measurements.  Result frames
         list the vertices in the new internal order; look vertices up by id (``vertex``
         column, :meth:`to_internal`), never by position.  A positional vertex or edge
-        property array of the old graph does not fit the new one.  ``order="id"`` gives back
-        ascending id order.  Costs one sort of the edges, as building the graph did.
+        property array of the old graph does not fit the new one.  ``order="bfs"``:
+        breadth-first from the vertex of largest degree, each level's vertices by their
+        earliest parent's place (Graffix's BFS-level renumbering, Cuthill and McKee's order),
+        so neighbours get nearby numbers and a warp's lanes read nearby rows; unreached
+        vertices last, by descending degree; a few array steps per level of the search.
+        ``order="id"`` gives back ascending id order.  Costs one sort of the edges, as
+        building the graph did.
 
         Raises ValueError for an unknown order, a bipartite graph (its two sides keep their own
         orders) or a host-placed graph (reorder on the device, then :meth:`to` the host).

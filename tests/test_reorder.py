@@ -159,3 +159,35 @@ def test_bad_reorders_are_named():
         bip.reorder()
     with pytest.raises(ValueError, match="host memory"):
         g.to("host").reorder()
+
+
+def test_bfs_order_numbers_levels_from_the_hub():
+    """A shuffled 6 x 6 grid plus two isolated vertices: the bfs order is breadth-first from
+    the largest degree, levels contiguous, each level by its earliest parent; the same graph;
+    bfs and sssp agree by id."""
+    rng = np.random.default_rng(2)
+    label = rng.permutation(36) * 3 + 100  # ids that carry no locality
+    cells = np.arange(36).reshape(6, 6)
+    pairs = np.r_[np.c_[cells[:, :-1].ravel(), cells[:, 1:].ravel()],
+                  np.c_[cells[:-1].ravel(), cells[1:].ravel()]]
+    g = Graph.from_edgelist(pd.DataFrame({"src": label[pairs[:, 0]], "dst": label[pairs[:, 1]]}),
+                            directed=False, vertices=[1, 2])
+    h = g.reorder("bfs")
+    assert h.vertex_order == "bfs" and h.summary()["vertex_order"] == "bfs"
+    np.testing.assert_array_equal(_edges(h), _edges(g))
+    _csc_matches_csr(h)
+    ids = device.to_host(h.vertices)
+    degree = device.to_host(h.out_degree)
+    src, dst = device.to_host(h.edge_sources), device.to_host(h.out_indices)
+    level = np.full(h.n, -1)
+    level[0] = 0
+    for step in range(12):  # levels by a plain BFS in h's numbering
+        reach = dst[np.isin(src, np.flatnonzero(level == step))]
+        level[reach[level[reach] < 0]] = step + 1
+    assert degree[0] == degree.max() and set(ids[-2:]) == {1, 2}  # unreached last
+    assert (np.diff(level[:36]) >= 0).all()  # levels contiguous, in order
+    parent = [min(src[(dst == v) & (level[src] == level[v] - 1)]) for v in range(1, 36)]
+    assert (np.diff(parent) >= 0).all()  # each level by its earliest parent
+    a = _by_vertex(onyx.bfs(g, source=int(ids[5])), "distance")
+    b = _by_vertex(onyx.bfs(h, source=int(ids[5])), "distance")
+    np.testing.assert_array_equal(a.to_numpy(), b.to_numpy())

@@ -298,11 +298,13 @@ def assemble_simple_undirected(vertices, src, dst, weights, weight_names, *, dir
 
 def reordered(g, order: str, pairing) -> Buffers:
     """``g``'s vertices renumbered in ``order`` ("degree": descending total degree, ties in
-    the current order; "id": ascending ids) and its edges sorted again; ``pairing`` is the
+    the current order; "bfs": :func:`bfs_order`; "id": ascending ids) and its edges sorted again; ``pairing`` is the
     reverse pairing fixed at ``g``'s construction (or None), which the CSR rows keep."""
     if order == "degree":
         total = g.out_degree.astype(np.int64) + g.in_degree.astype(np.int64)
         new_order = xp.argsort(-total, kind="stable")
+    elif order == "bfs":
+        new_order = bfs_order(g.simple_undirected())
     else:
         new_order = xp.argsort(g.vertices, kind="stable")
     rank = xp.empty(g.n, dtype=g.index_dtype)
@@ -317,6 +319,41 @@ def reordered(g, order: str, pairing) -> Buffers:
                      multigraph=g.multigraph, twins=pairing)
     b.vertex_order, b.labels = order, g.id_map.labels
     return b
+
+
+def bfs_order(und):
+    """The vertices of a simple undirected graph ``und`` in breadth-first order (Graffix's
+    BFS-level renumbering, Cuthill and McKee's order): from the vertex of largest degree,
+    level by level, each level's vertices by their earliest parent's place (then descending
+    degree, then current order), so a vertex's neighbours get nearby numbers; the vertices it
+    does not reach follow in descending degree.  A loop of a few array steps per level."""
+    n = und.n
+    offsets, indices = und.out_offsets.astype(np.int64), und.out_indices.astype(np.int64)
+    degree = offsets[1:] - offsets[:-1]
+    place = xp.full(n, -1, np.int64)
+    if n == 0:
+        return place
+    frontier = xp.argmax(degree).reshape(1)
+    place[frontier] = 0
+    placed = 1
+    while frontier.shape[0]:
+        count = degree[frontier]
+        owner = xp.repeat(frontier, count)
+        start = xp.repeat(offsets[frontier] - (xp.cumsum(count) - count), count)
+        neighbour = indices[start + xp.arange(owner.shape[0])]
+        fresh = place[neighbour] < 0
+        neighbour, parent = neighbour[fresh], place[owner[fresh]]
+        by = xp.lexsort(xp.stack([-degree[neighbour], parent, neighbour]))
+        neighbour, parent = neighbour[by], parent[by]  # each vertex's earliest parent first
+        head = xp.ones(neighbour.shape[0], bool)
+        head[1:] = neighbour[1:] != neighbour[:-1]
+        frontier, parent = neighbour[head], parent[head]
+        frontier = frontier[xp.lexsort(xp.stack([frontier, -degree[frontier], parent]))]
+        place[frontier] = xp.arange(placed, placed + frontier.shape[0])
+        placed += int(frontier.shape[0])
+    rest = xp.flatnonzero(place < 0)
+    place[rest[xp.argsort(-degree[rest], kind="stable")]] = xp.arange(placed, n)
+    return xp.argsort(place)
 
 
 def simple_undirected(g) -> Buffers:
