@@ -12,6 +12,13 @@ component leave the work list.  The rounds end when no edge joins two components
 every component that has an outgoing edge with at least one other, so there are at most
 log2(n) of them.  Self-loops never join two components; parallel edges (a multigraph's) are
 edges of their own, of which the lightest (the first in CSR order among equals) can be picked.
+
+Approximation (docs/execution.md, "Approximation"): ``stop_changed_fraction`` ends the rounds
+after one, not the first, that joined fewer than ``ceil(fraction * n)`` edges and no more than
+the round before (:class:`~._reduced.ChangedFraction`, the joined edges counted as the growth
+of the ``chosen`` marks, only with the knob on): a sub-forest of the exact one.
+``edge_fraction`` keeps of each vertex u's c(u) canonical edges (in CSR order) the first
+``ceil(edge_fraction * c(u))`` in the work list, and the rounds run on that partial graph.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from .. import device, memory, operators as ops
 from ..kernels import boruvka, union_find
 from ..registry import algorithm
 from ._common import Info, finish
+from ._reduced import ChangedFraction
 
 NAME = "minimum_spanning_tree"
 BLOCK_EDGES = 1 << 26  # stored edges scanned at a time for the first work list
@@ -53,9 +61,21 @@ def _canonical_edges(g):
     return xp.concatenate(parts) if parts else xp.zeros(0, dtype=g.offset_dtype)
 
 
-def _forest(g, weights, block_size):
-    """(CSR positions of the forest's edges, ascending; rounds) of ``g`` under ``weights``
-    (float32 per stored edge, None: all equal)."""
+def _first_of_each(g, work, fraction):
+    """Of the canonical edges ``work`` (CSR order: sources ascending), the first
+    ``ceil(fraction * c(u))`` of each vertex u's c(u): rank within u = position - u's first."""
+    xp = device.xp
+    u = g.edge_sources[work]
+    c = xp.bincount(u, minlength=g.n)
+    rank = xp.arange(work.shape[0]) - (xp.cumsum(c) - c)[u]
+    return work[rank < xp.ceil(fraction * c[u])]
+
+
+def _forest(g, weights, block_size, reduced, fraction=None):
+    """(CSR positions of the forest's edges, ascending; rounds; edges of the first work list;
+    canonical edges) of ``g`` under ``weights`` (float32 per stored edge, None: all equal).
+    ``reduced`` (a :class:`ChangedFraction`) may end the rounds early; ``fraction`` (None:
+    every edge) keeps the first of each vertex's canonical edges (:func:`_first_of_each`)."""
     xp = device.xp
     src, dst = g.edge_sources, g.out_indices
     need = g.m // 2 * g.offset_dtype.itemsize + g.m + g.n * 16
@@ -63,6 +83,9 @@ def _forest(g, weights, block_size):
                            "the rounds keep the positions of the edges between components, "
                            "a mark per stored edge and two words per vertex on the device"):
         work = _canonical_edges(g)
+        canonical = work.shape[0]
+        if fraction is not None:
+            work = _first_of_each(g, work, fraction)
         chosen = xp.zeros(g.m, dtype=np.uint8)
         comp = xp.arange(g.n, dtype=g.index_dtype)
         best = xp.empty(g.n, dtype=np.uint64)
@@ -70,7 +93,7 @@ def _forest(g, weights, block_size):
         wbits, wstride = xp.zeros(1, dtype=np.uint32), np.int64(0)
     else:
         wbits, wstride = weights.view(np.uint32), np.int64(1)
-    rounds = 0
+    rounds, forest, processed = 0, 0, work.shape[0]
     while work.shape[0]:
         rounds += 1
         best.fill(boruvka.NO_EDGE)
@@ -78,8 +101,12 @@ def _forest(g, weights, block_size):
                 dst, wbits, wstride, comp, best)
         _launch("boruvka hook", boruvka.hook, g.n, block_size, best, src, dst, comp, chosen)
         _launch("union-find compress", union_find.compress, g.n, block_size, comp)
+        if reduced.below:  # stop_changed_fraction: the edges this round joined
+            before, forest = forest, int(xp.count_nonzero(chosen))
+            if reduced.stops(forest - before):
+                break
         work = work[comp[src[work]] != comp[dst[work]]]  # drop the edges now inside a tree
-    return xp.flatnonzero(chosen), rounds
+    return xp.flatnonzero(chosen), rounds, processed, canonical
 
 
 def _rows(g, edges):
@@ -101,7 +128,8 @@ def _rows(g, edges):
 
 @algorithm(NAME, summary="minimum spanning forest (Boruvka): its edges and total weight",
            graph="undirected", weights="used", columns=("src", "dst", "weight"),
-           options=dict(block_size=None), iterative=True)
+           options=dict(block_size=None), iterative=True,
+           approximation=dict(stop_changed_fraction=None, edge_fraction=None))
 def minimum_spanning_tree(g, *, weight=None, execution, return_info=False):
     """The minimum spanning forest of an undirected graph: ``src``, ``dst``, ``weight``, one row
     per forest edge (a spanning tree of each connected component), original ids.
@@ -122,11 +150,22 @@ def minimum_spanning_tree(g, *, weight=None, execution, return_info=False):
         picks one of several, False gives every edge weight 1.0. Weights must be non-negative
         and finite (float32 as stored).
     execution : Execution, optional
-        How to run (also as keywords): ``block_size``.
+        How to run (also as keywords): ``block_size``, and ``approximation``: an
+        :class:`~onyx_rapids.Approximation` with ``stop_changed_fraction`` ends the rounds
+        after one (not the first) that joined fewer than ``ceil(fraction * n)`` edges to the
+        forest and no more than the round before: a sub-forest of the exact one (more trees,
+        less total weight; below ``1 / n`` it never stops).  ``edge_fraction`` keeps of each
+        vertex's canonical edges (the copies u->v with u < v in internal ids, CSR order) the
+        first ``ceil(edge_fraction * c)`` of its c: the result is the minimum spanning forest
+        of that partial graph (no lighter than the exact one where it keeps g's components
+        connected, with more trees where it lacks a connection; 1 is the exact run).
     return_info : bool
         Also return a RunInfo: ``total_weight`` (float64 sum of the forest's float32 weights),
         ``components`` (trees in the forest, isolated vertices included) and ``iterations``
-        (Boruvka rounds).
+        (Boruvka rounds); with ``approximation``, the knobs and ``estimate``: ``stopped_by``,
+        ``changed_fraction`` (the edges the stopping round joined, over n), ``rounds``,
+        ``edges_processed`` (of the first round's work list) and ``exact_edges`` (canonical
+        edges).
 
     Example::
 
@@ -139,11 +178,17 @@ def minimum_spanning_tree(g, *, weight=None, execution, return_info=False):
     """
     _check_graph(g)
     weights = g.weights_for(weight, name=NAME, non_negative=True)
-    edges, rounds = _forest(g, weights, execution.block_size)
+    reduced, knobs = ChangedFraction(execution.approximation, g.n), execution.approximation
+    edges, rounds, processed, canonical = _forest(
+        g, weights, execution.block_size, reduced, knobs and knobs.edge_fraction)
     edges, u, v = _rows(g, edges)
     w = weights[edges] if weights is not None else \
         device.xp.ones(edges.shape[0], dtype=np.float32)
     total = float(w.astype(np.float64).sum())
     info = Info(iterations=rounds, converged=True,
                 variant=dict(total_weight=total, components=g.n - int(edges.shape[0])))
+    reduced.record(info)
+    if info.estimate is not None:  # edges, not vertices, were cut: "unrelaxed" means nothing
+        del info.estimate["unrelaxed"]
+        info.estimate.update(edges_processed=processed, exact_edges=canonical)
     return finish(g, NAME, {"weight": w}, info, return_info, pairs=(u, v))
