@@ -8,7 +8,7 @@ duplicates, AVG_DEGREE stored edges per vertex), ``grid:SIDE`` (4-neighbour grid
 ``ratings:USERS:ITEMS:RATINGS`` (bipartite, users uniform, item popularity skewed, ratings
 1..5 as the weight ``rating``; items numbered after the users) and
 ``parquet:PATH[:SRC:DST[:WEIGHT]]`` (a Parquet edge list through ``Graph.from_parquet``; the
-path may contain ``:``).  A suffix ``@degree`` builds the graph and then reorders its vertices
+path may contain ``:``).  A suffix ``@degree`` (or ``@bfs``) builds the graph and then reorders its vertices
 (:meth:`onyx_rapids.Graph.reorder`; the time is recorded as ``reorder_ms``), so a suite
 compares the same graph in both orders.  A bad spec raises ValueError naming the spec and what
 is wrong.
@@ -76,7 +76,7 @@ FIELDS = {"rmat": (("scale", 1, 31), ("edge_factor", 1, None)), "er": (("n", 2, 
           "ratings": (("users", 1, None), ("items", 1, None), ("ratings", 1, None))}
 SEED = 0
 WEIGHT_LOW = 0.1
-ORDERS = ("degree",)  # vertex orders a spec may ask for after "@" (Graph.reorder)
+ORDERS = ("degree", "bfs")  # vertex orders a spec may ask for after "@" (Graph.reorder)
 
 
 @dataclass(frozen=True)

@@ -251,3 +251,24 @@ def test_betweenness_metric_and_its_inputs():
     assert ap.EXTRA_INPUTS["betweenness_centrality"](10_000, False) == {
         "k": ap.BC_SOURCES, "seed": 37}
     assert ap.goal_of("betweenness_centrality", "source_fraction") == ap.Goal(0.05, 4.0)
+
+
+def test_forest_metric_and_the_versions_the_structure_algorithms_run_on(tmp_path):
+    """minimum_spanning_tree runs on a directed graph's undirected weighted version and is
+    measured by its total weight; a missing edge's weight and share show."""
+    assert ap.weight_errors((10.0, 4), (10.0, 4)) == {"total_weight_error": 0.0,
+                                                      "edges_missing": 0.0}
+    assert ap.weight_errors((7.5, 3), (10.0, 4)) == {"total_weight_error": 0.25,
+                                                     "edges_missing": 0.25}
+    status, report = harness.run_suite("approximate", graphs_text="rmat:3:4", quick=True,
+                                       out=tmp_path, quiet=True, tag="t",
+                                       algorithms=["minimum_spanning_tree"])
+    assert status == 0, report["failures"]
+    rows = [r for r in report["rows"] if r["algorithm"] == "minimum_spanning_tree"]
+    exact = next(r for r in rows if r["series"] == "exact")
+    assert exact["inaccuracy"] == 0.0 and exact["inaccuracy_metric"] == "total_weight_error"
+    knobs = [r for r in rows if r["series"] in ("stop_changed_fraction", "edge_fraction")]
+    assert {r["series"] for r in knobs} == {"stop_changed_fraction", "edge_fraction"}
+    assert all(r["status"] == "ok" and 0 <= r["inaccuracy"] < 1 for r in knobs), knobs
+    # (the suite's rmat graph is directed, which minimum_spanning_tree refuses: the rows ran
+    # on its undirected version)

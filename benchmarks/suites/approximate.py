@@ -2,7 +2,9 @@
 our exact call and against the trivial approximation, loosening the tolerance.
 
 For every algorithm (default: every registry algorithm declaring an approximation knob,
-``registry.Algorithm.approximation``), on each graph (directed mode: every graph weighted),
+``registry.Algorithm.approximation``), on each graph (directed mode: every graph weighted;
+strongly_connected_components on an undirected graph's directed version and
+minimum_spanning_tree on a directed graph's undirected weighted version, :data:`VIEWS`),
 with k features (``--ks``) where its result has per-feature columns:
 
 * ``exact`` (role ``ours``): the call at the library's defaults; every speedup is its ms / the
@@ -29,8 +31,10 @@ ms: median of ``--repeat`` calls after a warm-up, device synchronized.  Inaccura
 * label_propagation: fraction of vertices whose label differs from the exact run's;
 * sssp: the larger of the mean relative distance error over the vertices both runs reach and
   the fraction of the reference's reached vertices left unreached (both also reported);
-* weakly_connected_components: the fraction of :data:`PAIRS` sampled vertex pairs wrongly
-  together or apart;
+* weakly_connected_components, strongly_connected_components: the fraction of :data:`PAIRS`
+  sampled vertex pairs wrongly together or apart;
+* minimum_spanning_tree: the relative error of the forest's total weight, and the share of
+  the exact forest's edges missing;
 * betweenness_centrality (its exact call: :data:`BC_SOURCES` sampled sources,
   :data:`EXTRA_INPUTS`): the share of the exact top 100 missed (1 - top-100 overlap), and the
   relative L1 error.
@@ -61,10 +65,10 @@ import onyx_rapids as onyx
 from onyx_rapids import approximation as approx, device, inputs as kinds
 from onyx_rapids.inputs import top_vertex
 
-from .. import catalog
+from .. import catalog, graphs
 from ..catalog import call, make_inputs
-from ..common import (ORACLE_MAX_EDGES, UNREACHED_FLOAT, compare, fmt, free_memory, ms_text,
-                      ordered)
+from ..common import (ORACLE_MAX_EDGES, UNREACHED_FLOAT, column, compare, fmt, free_memory,
+                      ms_text, ordered)
 from . import traversal
 
 PAGERANKS = ("pagerank", "personalized_pagerank")
@@ -87,6 +91,7 @@ SWEEPS = {
     "activation_threshold": _activation,
     "merge_similarity": [{"merge_similarity": t} for t in (0.3, 0.5, 0.7, 0.9)],
     "source_fraction": [{"source_fraction": 1 / d} for d in (32, 16, 8, 4, 2)],
+    "degree_normalization": [{"degree_normalization": t} for t in (1.0, 0.5, 0.25, 0.1)],
 }
 #: The execution options (keyword arguments) a knob's rows run with, by knob or by (algorithm,
 #: knob): the knob works in those iterations only; weakly_connected_components' union-find
@@ -170,6 +175,19 @@ def pair_disagreement(ours, ref, pairs: int = PAIRS, seed: int = 37) -> float:
     return float(((a[u] == a[v]) != (b[u] == b[v])).mean())
 
 
+def weight_errors(ours, ref) -> dict:
+    """The spanning forest's total weight's relative error, and the share of the exact
+    forest's edges it lacks (``ours``, ``ref``: (total weight, edges))."""
+    return {"total_weight_error": abs(ours[0] - ref[0]) / max(abs(ref[0]), 1e-300),
+            "edges_missing": max(ref[1] - ours[1], 0) / max(ref[1], 1)}
+
+
+def _forest_total(frame, g, k):
+    """A spanning forest's (float64 total weight, edges)."""
+    weight = np.asarray(device.to_host(column(frame, "weight")), np.float64)
+    return float(weight.sum()), int(weight.size)
+
+
 def _pagerank_metrics(ours, ref) -> dict:
     return {"normalized_l1": normalized_l1(ours, ref), "top100_overlap": top_overlap(ours, ref)}
 
@@ -191,6 +209,7 @@ class Measure:
     metrics: object
     column: str | None = None
     tight: bool = False
+    read: object = None  # (frame, g, k) -> values, for a result that is not per vertex
 
 
 MEASURES = {
@@ -201,6 +220,9 @@ MEASURES = {
     "sssp": Measure(sssp_errors, "distance"),
     "weakly_connected_components": Measure(
         lambda a, b: {"pairs_wrong": pair_disagreement(a, b)}, "labels"),
+    "strongly_connected_components": Measure(
+        lambda a, b: {"pairs_wrong": pair_disagreement(a, b)}, "labels"),
+    "minimum_spanning_tree": Measure(weight_errors, read=_forest_total),
     "betweenness_centrality": Measure(betweenness_errors, "betweenness_centrality"),
 }
 
@@ -393,6 +415,8 @@ def algorithms():
 
 
 def _values(entry, measure: Measure, frame, g, k: int):
+    if measure.read is not None:
+        return measure.read(frame, g, k)
     names = [measure.column] if measure.column else entry.value_columns(k)
     cols = [ordered(frame, g, c) for c in names]
     return cols[0] if measure.column else device.xp.stack(
@@ -495,13 +519,27 @@ def _curve(run, graph, g, entry, k: int, hub) -> None:
                 series="loosened tol", status="n/a: no tol or max_iter to loosen")
 
 
+#: The graph an algorithm runs on, where it needs another version of the suite's graph (as
+#: the traversal suite's rows: :mod:`benchmarks.suites.structure`)
+VIEWS = {"strongly_connected_components": graphs.directed_version,
+         "minimum_spanning_tree": graphs.undirected_weighted}
+
+
 def measure(run, spec, g, stats) -> None:
     hub = top_vertex(g)
+    views = {}
     for name in run.algorithms:
         entry = catalog.get(name)
         per_feature = any("{i}" in c for c in entry.columns)
+        view = g
+        if name in VIEWS:
+            if VIEWS[name] not in views:
+                views[VIEWS[name]] = VIEWS[name](g)
+            view = views[VIEWS[name]]
+            run.log(f"{name} on {spec.text}: its version ({view.n:,} vertices, {view.m:,} "
+                    f"stored edges, {'directed' if view.directed else 'undirected'})")
         for k in run.ks if per_feature else (1,):
-            _curve(run, spec.text, g, entry, k, hub)
+            _curve(run, spec.text, view, entry, k, hub)
             free_memory()
 
 
