@@ -561,7 +561,8 @@ def main(argv=None) -> int:
     r.add_argument("--algorithms", help="comma-separated subset (default: the suite's)")
     r.add_argument("--ks", help="comma-separated k values (features, sources, classes)")
     r.add_argument("--variants", help="ablation/profile: comma-separated variant names "
-                                      "(e.g. FA/NCD/pull,NFA/NCD/pull; default all)")
+                                      "(e.g. FA/NCD/pull,NFA/NCD/pull; default all); "
+                                      "approximate: the knobs to sweep (default all)")
     r.add_argument("--repeat", type=int, help="timed calls after the warm-up")
     r.add_argument("--out", default="benchmarks/results")
     r.add_argument("--tag", default="", help="appended to the output file names")

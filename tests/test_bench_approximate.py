@@ -270,5 +270,11 @@ def test_forest_metric_and_the_versions_the_structure_algorithms_run_on(tmp_path
     knobs = [r for r in rows if r["series"] in ("stop_changed_fraction", "edge_fraction")]
     assert {r["series"] for r in knobs} == {"stop_changed_fraction", "edge_fraction"}
     assert all(r["status"] == "ok" and 0 <= r["inaccuracy"] < 1 for r in knobs), knobs
+    status, report = harness.run_suite("approximate", graphs_text="rmat:3:4", quick=True,
+                                       out=tmp_path, quiet=True, tag="v",
+                                       algorithms=["minimum_spanning_tree"],
+                                       variants=["edge_fraction"])  # the knobs to sweep
+    assert status == 0 and {r["series"] for r in report["rows"]} == {
+        "exact", "edge_fraction", "loosened tol"}
     # (the suite's rmat graph is directed, which minimum_spanning_tree refuses: the rows ran
     # on its undirected version)

@@ -9,7 +9,8 @@ with k features (``--ks``) where its result has per-feature columns:
 
 * ``exact`` (role ``ours``): the call at the library's defaults; every speedup is its ms / the
   row's ms (``speedup_vs_ours``);
-* one row per knob setting (series = the knob): the knob swept over :data:`SWEEPS` (a knob the
+* one row per knob setting (series = the knob; ``--variants`` names the knobs, default all):
+  the knob swept over :data:`SWEEPS` (a knob the
   suite does not list: a few values spread over its declared range, :func:`spread`, logged),
   with the execution options it needs (:data:`KNOB_OPTIONS`: ``activation_threshold``
   change-driven, ``edge_fraction`` bulk);
@@ -500,6 +501,8 @@ def _curve(run, graph, g, entry, k: int, hub) -> None:
     ref = _reference(run, graph, g, entry, measure, inputs, k, case, exact, hub)
     score(exact_row, exact, ref)
     for knob, kind in entry.spec.approximation.items():
+        if run.variants and knob.lower() not in run.variants:
+            continue  # --variants names the knobs to sweep
         try:
             chosen = settings(name, knob, kind, g.n, run.quick, run.log)
         except ValueError as e:
