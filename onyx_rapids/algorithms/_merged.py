@@ -18,21 +18,25 @@ less similar than the threshold).  Groups are numbered 0..k-1 by their smallest 
 
 The merged graph (built with :meth:`Graph.from_csr`, once per graph, threshold and weight
 column, and cached on the graph): a vertex per group, stored directed (an undirected graph's
-two copies of an edge give two edges of equal weight), an edge G -> H
-wherever some u -> v of the graph has u in G and v in H, weighted by the sum of those edges'
-weights (their count when unweighted).  The edges inside a group are kept as a self-loop of
-their summed weight: a walk from u to its group-mate v stays in the group, and dropping the
-loop would send that share of every member's transitions outside instead.  With the
-teleport of a group its members' (``|G| / n`` for PageRank's uniform one) and true twins of
-equal degree, PageRank on the merged graph is the exact PageRank summed per group.
+two copies of an edge give two edges of equal weight; a directed graph's edges keep their
+direction, its groups coming from its undirected view), an edge G -> H wherever some u -> v
+of the graph has u in G and v in H, weighted by the sum of those edges' weights (their count
+when unweighted).  The edges inside a group are kept as a self-loop of their summed weight: a
+walk from u to its group-mate v stays in the group, and dropping the loop would send that
+share of every member's transitions outside instead.  With the teleport of a group its
+members' (``|G| / n`` for PageRank's uniform one) and true twins of equal degree, PageRank on
+the merged graph is the exact PageRank summed per group.
 
 Back in the original vertices: PageRank and personalized PageRank split a group's rank
 among its members in proportion to their degrees in the simple undirected view (an isolated
 vertex is a group of its own and keeps its rank), so each column still sums to 1;
 weakly connected components give every member its group's component (exact: a group is
-connected).  ``RunInfo.estimate`` records ``merged_vertices``, ``merged_edges`` and
-``merge_build_ms`` (the milliseconds this call spent building the merged graph; 0 when the
-graph's cache held it).
+connected).  Strongly connected components do too, on the merged graph's directed edges: a
+path of the graph is one of the merged graph, so components only merge, wrongly where a group
+is not strongly connected (a lone u -> v makes twins of u and v); exact where every group
+is, e.g. on a graph whose every edge is stored both ways.  ``RunInfo.estimate`` records
+``merged_vertices``, ``merged_edges`` and ``merge_build_ms`` (the milliseconds this call
+spent building the merged graph; 0 when the graph's cache held it).
 
     >>> import onyx_rapids as onyx
     >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
@@ -60,7 +64,8 @@ from ..kernels import union_find
 from ..kernels.disk_cache import persist
 from ._common import finish
 
-__all__ = ["Merged", "components", "knob", "merged", "pagerank", "personalized_pagerank"]
+__all__ = ["Merged", "components", "knob", "merged", "pagerank", "personalized_pagerank",
+           "strong_components"]
 
 
 @persist
@@ -209,8 +214,23 @@ def personalized_pagerank(g, function, execution, return_info, *, weights, weigh
 def components(g, function, execution, return_info, smallest_ids, **params):
     """:func:`onyx_rapids.weakly_connected_components` with ``merge_similarity``: each vertex
     labelled with its group's component (exact), by ``smallest_ids`` (its module's)."""
+    return _labels(g, "weakly_connected_components", function, execution, return_info,
+                   smallest_ids, **params)
+
+
+def strong_components(g, function, execution, return_info, smallest_ids, **params):
+    """:func:`onyx_rapids.strongly_connected_components` with ``merge_similarity``: each
+    vertex labelled with its group's component on the merged graph's directed edges (members
+    of a group not strongly connected come out wrongly together), by ``smallest_ids``."""
+    return _labels(g, "strongly_connected_components", function, execution, return_info,
+                   smallest_ids, **params)
+
+
+def _labels(g, name, function, execution, return_info, smallest_ids, **params):
+    """A components algorithm on the merged graph, each vertex labelled (the smallest
+    original id) with the component its group's merged vertex is in."""
     merge, build_ms = merged(g, knob(execution))
-    return _run(g, "weakly_connected_components", function, execution, return_info,
+    return _run(g, name, function, execution, return_info,
                 {"labels": ("labels", lambda x: smallest_ids(g, x[merge.group],
                                                              smallest_root=False))},
                 merge, build_ms, **params)

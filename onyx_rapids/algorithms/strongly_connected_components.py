@@ -38,6 +38,16 @@ to its color's color (color(v) <- color(color(v))) until none moves, which is va
 color is always a live vertex that reaches v, and the color of that vertex reaches it too.
 Components are named by their smallest original id
 (:func:`~onyx_rapids.algorithms.connected_components.smallest_ids`).
+
+Approximation (Graprox's knobs, docs/execution.md): ``stop_changed_fraction`` ends the coloring
+after a round, not the first, that settled (with the trimming after it) fewer than that
+fraction of the vertices and no more than the round before (:mod:`._reduced`); every vertex
+still live is then a component of its own, so the labels only split components.  (Giving
+each its color's group instead would cost another forward propagation and could put together
+vertices of different components; splitting costs nothing and never does.)
+``merge_similarity`` runs on the graph of merged similar neighbours, its edges the graph's
+directions (:func:`._merged.strong_components`): a group is connected but not always strongly
+connected, so its members may come out wrongly together, never wrongly apart.
 """
 
 from __future__ import annotations
@@ -50,7 +60,9 @@ from ..acc import AccOptions, acc
 from ..graph import Graph
 from ..kernels import scc as kernels
 from ..registry import algorithm
+from . import _merged
 from ._common import Info, finish
+from ._reduced import ChangedFraction
 from .connected_components import smallest_ids
 
 #: Vertices one thread removes in a row in a trimming round (a chain's next link goes on in
@@ -91,7 +103,8 @@ def reached_or_other(v, state, color):
     options=dict(direction=None, pull_fraction=None, filter=None, threshold=None, fused=None,
                  block_size=None, edge_access=None),
     defaults=dict(direction="auto", fused=True), iterative=True,
-    params=dict(jump_every=inputs.Int(1, optional=True)))
+    params=dict(jump_every=inputs.Int(1, optional=True)),
+    approximation=dict(stop_changed_fraction=None, merge_similarity=None))
 def strongly_connected_components(g, *, jump_every=None, execution, return_info=False):
     """Component label of every vertex of a directed graph: ``vertex``, ``labels`` (the
     smallest original id of the vertex's strongly connected component).
@@ -110,13 +123,24 @@ def strongly_connected_components(g, *, jump_every=None, execution, return_info=
         How to run (also as keywords): ``direction`` ("auto"), ``pull_fraction``,
         ``filter``, ``threshold``, ``fused`` (True: the trimming rounds, and each
         reachability and propagation, are one persistent kernel each), ``block_size`` and
-        ``edge_access``, as for :func:`onyx_rapids.acc`.
+        ``edge_access``, as for :func:`onyx_rapids.acc`; ``approximation``: an
+        :class:`~onyx_rapids.Approximation` with ``stop_changed_fraction`` stops the coloring
+        once a round settled fewer than that fraction of the vertices, and no more than the
+        round before, leaving every vertex still live a component of its own (reduced
+        execution: a component may come out split, never merged with another);
+        ``merge_similarity`` runs on the graph of merged similar neighbours, directions kept
+        (a component may come out merged with another where a group is not strongly
+        connected, never split; exact where every group is, e.g. on a graph whose every edge
+        is stored both ways).
     return_info : bool
         Also return a RunInfo: ``iterations`` (of the engine, all runs together),
         ``trim_rounds``, ``trimmed`` (vertices the trimming settled), ``pivot_component``
         (the size of the pivot's component), ``coloring_rounds``, ``phases`` (engine runs),
         ``jumps`` and the engine's ``push_iterations`` / ``pull_iterations`` /
-        ``ballot_iterations``.
+        ``ballot_iterations``; the knobs and ``estimate`` of an approximate run
+        (``stopped_by``, ``rounds`` = ``iterations``, ``unrelaxed``: the vertices a stop
+        left live, each now alone; ``merged_vertices``, ``merged_edges``,
+        ``merge_build_ms``).
 
     Returns
     -------
@@ -139,13 +163,18 @@ def strongly_connected_components(g, *, jump_every=None, execution, return_info=
                          "components are the connected components: call "
                          "weakly_connected_components(g), or build the graph with "
                          "directed=True to read each edge one way")
-    run = _Run(g, AccOptions.of(execution), jump_every)
+    if _merged.knob(execution) is not None:
+        return _merged.strong_components(g, strongly_connected_components, execution,
+                                         return_info, smallest_ids, jump_every=jump_every)
+    run = _Run(g, AccOptions.of(execution), jump_every,
+               ChangedFraction(execution.approximation, g.n))
     comp = run.components()
     info = Info(iterations=run.totals["iterations"], converged=True, directions=run.directions,
                 variant=dict(direction=execution.direction, filter=execution.filter,
                              fused=bool(execution.fused), push_iterations=run.totals["push"],
                              pull_iterations=run.totals["pull"],
                              ballot_iterations=run.totals["ballot"], **run.facts))
+    run.reduced.record(info)
     labels = smallest_ids(g, comp, smallest_root=False)
     return finish(g, NAME, {"labels": labels}, info, return_info)
 
@@ -153,10 +182,11 @@ def strongly_connected_components(g, *, jump_every=None, execution, return_info=
 class _Run:
     """One call's state: ``comp`` (int64, n; -1 while live, else an internal vertex naming the
     component), the trimming's live degrees and queues, the engine's counts, the facts of each
-    step."""
+    step, the ``stop_changed_fraction`` rule (``reduced``; default off)."""
 
-    def __init__(self, g, options: AccOptions, jump_every):
+    def __init__(self, g, options: AccOptions, jump_every, reduced=None):
         self.g, self.options, self.jump_every = g, options, jump_every
+        self.reduced = reduced or ChangedFraction(None, g.n)  # None: the exact rounds
         self.block = device.block_threads(options.block_size, 256, simulator_default=32)
         self.comp = device.full(g.n, -1, np.int64)
         self.ids = device.xp.arange(g.n, dtype=np.int64)
@@ -166,13 +196,19 @@ class _Run:
                           phases=0, jumps=0)
 
     def components(self):
-        """``comp`` with every vertex settled: trim, the pivot's component, coloring rounds."""
+        """``comp`` with every vertex settled: trim, the pivot's component, coloring rounds
+        (until none is live, or ``reduced`` stops them: the live vertices left alone)."""
         self.trim()
         live = self.comp < 0
         if bool(live.any()):
             self.pivot(live)
+        settled = None  # by the last coloring round
         while bool((live := self.comp < 0).any()):
-            self.coloring(live)
+            if settled is not None and self.reduced.stops(settled):
+                self.comp[live] = self.ids[live]
+                self.reduced.unrelaxed = int(live.sum())  # left alone, not the round's count
+                break
+            settled = self.coloring(live)
         return self.comp
 
     def trim(self):
@@ -254,8 +290,9 @@ class _Run:
         self.forward(color, top=pivot, active_in=start, same_offers=True)
         self.facts["pivot_component"] = self.backward(color, start, same_offers=True)
 
-    def coloring(self, live):
-        """One coloring round: colors forward, then every root's component backward."""
+    def coloring(self, live) -> int:
+        """One coloring round: colors forward, then every root's component backward; returns
+        how many vertices it settled (the roots' components and the trimming after them)."""
         self.facts["coloring_rounds"] += 1
         ids = self.ids
         color = device.xp.where(live, ids, -1)
@@ -266,7 +303,9 @@ class _Run:
             jumped = self.jump(color)
             if run.converged and not jumped:
                 break
-        self.backward(color, frontier.from_mask(live & (color == ids)), same_offers=False)
+        trimmed = self.facts["trimmed"]
+        took = self.backward(color, frontier.from_mask(live & (color == ids)), same_offers=False)
+        return took + self.facts["trimmed"] - trimmed
 
     def forward(self, color, *, top, active_in, same_offers, max_iter=None):
         """Colors along the out-edges of live vertices, in place (max-combine)."""
