@@ -255,15 +255,21 @@ def test_betweenness_metric_and_its_inputs():
 
 def test_forest_metric_and_the_versions_the_structure_algorithms_run_on(tmp_path):
     """minimum_spanning_tree runs on a directed graph's undirected weighted version and is
-    measured by its total weight; a missing edge's weight and share show."""
+    measured by its total weight (a missing edge's weight and share show), strongly connected
+    components by the pairs wrongly together or apart."""
     assert ap.weight_errors((10.0, 4), (10.0, 4)) == {"total_weight_error": 0.0,
                                                       "edges_missing": 0.0}
     assert ap.weight_errors((7.5, 3), (10.0, 4)) == {"total_weight_error": 0.25,
                                                      "edges_missing": 0.25}
     status, report = harness.run_suite("approximate", graphs_text="rmat:3:4", quick=True,
                                        out=tmp_path, quiet=True, tag="t",
-                                       algorithms=["minimum_spanning_tree"])
+                                       algorithms=["minimum_spanning_tree",
+                                                   "strongly_connected_components"])
     assert status == 0, report["failures"]
+    scc = [r for r in report["rows"] if r["algorithm"] == "strongly_connected_components"]
+    assert {r["series"] for r in scc} == {"exact", "stop_changed_fraction",
+                                          "merge_similarity", "loosened tol"}
+    assert all(r["inaccuracy_metric"] == "pairs_wrong" for r in scc if r["status"] == "ok")
     rows = [r for r in report["rows"] if r["algorithm"] == "minimum_spanning_tree"]
     exact = next(r for r in rows if r["series"] == "exact")
     assert exact["inaccuracy"] == 0.0 and exact["inaccuracy_metric"] == "total_weight_error"
