@@ -93,6 +93,10 @@ SWEEPS = {
     "merge_similarity": [{"merge_similarity": t} for t in (0.3, 0.5, 0.7, 0.9)],
     "source_fraction": [{"source_fraction": 1 / d} for d in (32, 16, 8, 4, 2)],
     "degree_normalization": [{"degree_normalization": t} for t in (1.0, 0.5, 0.25, 0.1)],
+    "replicate_threshold": [{"replicate_threshold": t, "replicate_sync": s}
+                            for t, s in ((0.05, 4), (0.05, 1), (0.2, 1), (0.5, 1))],
+    "shared_clustering": [{"shared_clustering": c, "shared_rounds": r}
+                          for c, r in ((0.0, 4), (0.1, 4), (0.3, 4), (0.3, 2))],
 }
 #: The execution options (keyword arguments) a knob's rows run with, by knob or by (algorithm,
 #: knob): the knob works in those iterations only; weakly_connected_components' union-find
