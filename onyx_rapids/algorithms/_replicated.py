@@ -74,7 +74,7 @@ def knob(execution) -> float | None:
 
 @dataclass
 class Layout:
-    """The replicated layout: ``target[i]`` the slot of the i-th vertex in slot order (its
+    """The replicated layout: ``target[i]`` the slot of the i-th vertex in BFS order (its
     in-edges the CSC row i: ``offsets``, ``sources`` slots, ``factor`` = w / outw(master)),
     ``dead[i]`` whether it is dangling, ``slot[v]`` the slot of g's internal vertex v,
     ``replica`` / ``master`` the replicas' slots and their masters'; ``slots`` in all."""
@@ -111,7 +111,7 @@ def replicas(position, src, dst, threshold):
     if threshold is None:
         replicated = xp.zeros(keys.shape[0], bool)
     else:
-        replicated = (counts >= 2) & (counts / xp.maximum(degree[v], 1) >= threshold)
+        replicated = (counts >= 2) & (counts / degree[v] >= threshold)
     return keys, counts, replicated, edge_key
 
 
@@ -143,17 +143,15 @@ def _build(g, threshold, weights) -> Layout:
     w = xp.ones(src.shape[0]) if weights is None else weights.reshape(-1).astype(np.float64)
     outw = xp.bincount(src, weights=w, minlength=n)
     factor = w / outw[src]  # outw(src) > 0: src has this edge
-    # the CSC over the vertices in slot order, each row's sources ascending
-    row = xp.empty(n, np.int64)
-    target = xp.sort(slot)
-    row[xp.argsort(slot)] = xp.arange(n)
-    by = xp.lexsort(xp.stack([read, row[dst]]))
+    # the CSC over the vertices in slot order (their BFS order: row = position), each row's
+    # sources ascending
+    by = xp.lexsort(xp.stack([read, position[dst]]))
     offsets = xp.concatenate([xp.zeros(1, np.int64),
-                              xp.cumsum(xp.bincount(row[dst], minlength=n))])
+                              xp.cumsum(xp.bincount(position[dst], minlength=n))])
     return Layout(offsets=offsets.astype(g.in_offsets.dtype),
                   sources=read[by].astype(np.int32), factor=factor[by].astype(props.FLOAT),
-                  target=target.astype(np.int32),
-                  dead=(outw[xp.argsort(slot)] == 0).astype(np.uint8),
+                  target=slot[order].astype(np.int32),
+                  dead=(outw[order] == 0).astype(np.uint8),
                   slot=slot, replica=key_slot[rep].astype(np.int32),
                   master=slot[rv].astype(np.int32), slots=n + int(rep.shape[0]),
                   replicated_edges=int((via >= 0).sum()), chunks=chunks)
