@@ -55,6 +55,8 @@ RANGES = {
     "merge_similarity": Float(0, 1, low_open=True),
     "source_fraction": Float(0, 1, low_open=True),
     "degree_normalization": Float(0, 1, low_open=True),
+    "replicate_threshold": Float(0, 1, low_open=True),
+    "replicate_sync": Int(1),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -66,6 +68,7 @@ KNOBS = {
     "merge_similarity": (),
     "source_fraction": (),
     "degree_normalization": (),
+    "replicate_threshold": ("replicate_sync",),
 }
 
 
@@ -136,6 +139,15 @@ class Approximation:
         to vertices two hops away, and the algorithm runs on that graph (built once per graph
         and cached; :mod:`onyx_rapids.algorithms._normalized`).  Not an exact end: even at 1
         the added edges change the result.
+    replicate_threshold : float in (0, 1] or None
+        Graffix's vertex replication (PageRank): in BFS order cut into chunks of 32, a vertex
+        with ``e >= 2`` of its ``d`` out-edges into another chunk, ``e / d`` at least this,
+        gets a replica there, which those edges read, updated from it every
+        ``replicate_sync`` iterations (:mod:`onyx_rapids.algorithms._replicated`; layout
+        built once per graph and cached).  Smaller replicates more.
+    replicate_sync : int >= 1, default None (1)
+        Iterations between the replicas' updates: 1 is the exact PageRank (up to float
+        rounding), larger values leave the replicas stale in between.
 
     Examples
     --------
@@ -155,6 +167,8 @@ class Approximation:
     merge_similarity: float | None = None
     source_fraction: float | None = None
     degree_normalization: float | None = None
+    replicate_threshold: float | None = None
+    replicate_sync: int | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():
