@@ -94,7 +94,7 @@ SWEEPS = {
     "source_fraction": [{"source_fraction": 1 / d} for d in (32, 16, 8, 4, 2)],
     "degree_normalization": [{"degree_normalization": t} for t in (1.0, 0.5, 0.25, 0.1)],
     "replicate_threshold": [{"replicate_threshold": t, "replicate_sync": s}
-                            for t, s in ((0.05, 4), (0.05, 1), (0.2, 1), (0.5, 1))],
+                            for t, s in ((0.05, 4), (0.05, 1), (0.2, 1), (0.5, 1), (1.0, 1))],
     "shared_clustering": [{"shared_clustering": c, "shared_rounds": r}
                           for c, r in ((0.0, 4), (0.1, 4), (0.3, 4), (0.3, 2))],
 }
