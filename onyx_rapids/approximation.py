@@ -25,7 +25,10 @@ each vertex's in-edges afresh.  ``activation_threshold`` decouples the change-dr
 activation from ``tol``.  ``merge_similarity`` runs on a graph of merged similar neighbours
 (:mod:`onyx_rapids.algorithms._merged`).  ``source_fraction`` runs betweenness from fewer
 sources.  ``degree_normalization`` adds two-hop edges to even out a warp's degrees (Graffix,
-:mod:`onyx_rapids.algorithms._normalized`).  ``docs/execution.md`` ("Approximation") describes every knob.
+:mod:`onyx_rapids.algorithms._normalized`).  ``shared_clustering`` iterates the blocks of
+well-clustered vertices in shared memory between PageRank's pulls (Graffix,
+:mod:`onyx_rapids.algorithms._shared`).  ``docs/execution.md`` ("Approximation") describes
+every knob.
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ RANGES = {
     "merge_similarity": Float(0, 1, low_open=True),
     "source_fraction": Float(0, 1, low_open=True),
     "degree_normalization": Float(0, 1, low_open=True),
+    "shared_clustering": Float(0, 1),
+    "shared_rounds": Int(1),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -66,6 +71,7 @@ KNOBS = {
     "merge_similarity": (),
     "source_fraction": (),
     "degree_normalization": (),
+    "shared_clustering": ("shared_rounds",),
 }
 
 
@@ -136,6 +142,16 @@ class Approximation:
         to vertices two hops away, and the algorithm runs on that graph (built once per graph
         and cached; :mod:`onyx_rapids.algorithms._normalized`).  Not an exact end: even at 1
         the added edges change the result.
+    shared_clustering : float in [0, 1] or None
+        Graffix's shared-memory processing of well-connected subgraphs (PageRank): the
+        vertices whose local clustering coefficient is at least this, in breadth-first order,
+        make blocks of 64 (built once per graph and cached), and after every pull over all
+        vertices each block runs ``shared_rounds - 1`` more rounds on its internal edges in
+        shared memory (:mod:`onyx_rapids.algorithms._shared`).  The exact fixed point: ``tol``
+        decides the accuracy; the rounds may save pulls.
+    shared_rounds : int >= 1, default None (4)
+        The rounds per outer iteration of ``shared_clustering`` (the pull's one included);
+        1 runs the plain Jacobi loop.
 
     Examples
     --------
@@ -155,6 +171,8 @@ class Approximation:
     merge_similarity: float | None = None
     source_fraction: float | None = None
     degree_normalization: float | None = None
+    shared_clustering: float | None = None
+    shared_rounds: int | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():
