@@ -88,17 +88,23 @@ def knob(execution) -> float | None:
 @cuda.jit
 def common_neighbours(offsets, indices, sources, common):
     """common[e]: the common neighbours of the ends of edge u -> v (u < v; 0 otherwise) of a
-    sorted symmetric CSR."""
+    sorted symmetric CSR: each of the shorter list's entries sought in the longer one by
+    bisection (min(d) log(max(d)) steps, so a hub's edges stay cheap)."""
     for e in range(cuda.grid(1), indices.shape[0], cuda.gridsize(1)):
         u, v = sources[e], indices[e]
         c = 0
         if u < v:
-            i, i_end, j, j_end = offsets[u], offsets[u + 1], offsets[v], offsets[v + 1]
-            while i < i_end and j < j_end:
-                a, b = indices[i], indices[j]
-                c += a == b
-                i += a <= b
-                j += b <= a
+            if offsets[u + 1] - offsets[u] > offsets[v + 1] - offsets[v]:
+                u, v = v, u
+            for i in range(offsets[u], offsets[u + 1]):
+                lo, hi = offsets[v], offsets[v + 1]
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if indices[mid] < indices[i]:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                c += lo < offsets[v + 1] and indices[lo] == indices[i]
         common[e] = c
 
 
