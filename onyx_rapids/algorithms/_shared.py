@@ -31,7 +31,11 @@ out of the blocks, and the error along the fixed point that this leaves decays o
 block iteration's slowest rate; the scaling removes it (without it karate took 45 pulls
 instead of 30 with every round count).  Where the residual is dominated by modes between
 blocks or outside them (a path's oscillation, clusters weakly joined), the rounds save
-little or nothing.  ``RunInfo.estimate``:
+little or nothing, and where a block's boundary is most of its edges they cost pulls: a
+float64 NumPy model of this iteration on a 100,000-point Delaunay mesh (median LCC 0.4)
+needs 24 pulls at 1 round and 27-35 at 2-8, and on R-MAT (median LCC 0) the blocks hold
+under 2% of the edges and the pulls stay 19-20; 8 cliques of 6 in a ring (the tests'
+graph) go from 50 pulls to 14 at 4 rounds.  ``RunInfo.estimate``:
 ``shared_blocks``, ``shared_vertices``, ``shared_edges`` (internal in-edges), ``shared_build_ms``
 (this call's, 0 when cached), ``outer_iterations`` and ``l1_change`` (the last pull's).
 
