@@ -25,7 +25,10 @@ each vertex's in-edges afresh.  ``activation_threshold`` decouples the change-dr
 activation from ``tol``.  ``merge_similarity`` runs on a graph of merged similar neighbours
 (:mod:`onyx_rapids.algorithms._merged`).  ``source_fraction`` runs betweenness from fewer
 sources.  ``degree_normalization`` adds two-hop edges to even out a warp's degrees (Graffix,
-:mod:`onyx_rapids.algorithms._normalized`).  ``docs/execution.md`` ("Approximation") describes every knob.
+:mod:`onyx_rapids.algorithms._normalized`).  ``shared_clustering`` iterates the blocks of
+well-clustered vertices in shared memory between PageRank's pulls (Graffix,
+:mod:`onyx_rapids.algorithms._shared`).  ``docs/execution.md`` ("Approximation") describes
+every knob.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ RANGES = {
     "degree_normalization": Float(0, 1, low_open=True),
     "replicate_threshold": Float(0, 1, low_open=True),
     "replicate_sync": Int(1),
+    "shared_clustering": Float(0, 1),
+    "shared_rounds": Int(1),
 }
 
 #: The knobs an algorithm declares, with the fields that refine each (given only with it).
@@ -69,6 +74,7 @@ KNOBS = {
     "source_fraction": (),
     "degree_normalization": (),
     "replicate_threshold": ("replicate_sync",),
+    "shared_clustering": ("shared_rounds",),
 }
 
 
@@ -148,6 +154,16 @@ class Approximation:
     replicate_sync : int >= 1, default None (1)
         Iterations between the replicas' updates: 1 is the exact PageRank (up to float
         rounding), larger values leave the replicas stale in between.
+    shared_clustering : float in [0, 1] or None
+        Graffix's shared-memory processing of well-connected subgraphs (PageRank): the
+        vertices whose local clustering coefficient is at least this, in breadth-first order,
+        make blocks of 64 (built once per graph and cached), and after every pull over all
+        vertices each block runs ``shared_rounds - 1`` more rounds on its internal edges in
+        shared memory (:mod:`onyx_rapids.algorithms._shared`).  The exact fixed point: ``tol``
+        decides the accuracy; the rounds may save pulls.
+    shared_rounds : int >= 1, default None (4)
+        The rounds per outer iteration of ``shared_clustering`` (the pull's one included);
+        1 runs the plain Jacobi loop.
 
     Examples
     --------
@@ -169,6 +185,8 @@ class Approximation:
     degree_normalization: float | None = None
     replicate_threshold: float | None = None
     replicate_sync: int | None = None
+    shared_clustering: float | None = None
+    shared_rounds: int | None = None
 
     def __post_init__(self):
         for name, kind in RANGES.items():

@@ -82,7 +82,7 @@ def test_registry_declares_each_algorithms_knobs():
         "activation_threshold": "a positive finite number",
         "edge_fraction": "a number in (0, 1]", "merge_similarity": "a number in (0, 1]",
         "degree_normalization": "a number in (0, 1]",
-        "replicate_threshold": "a number in (0, 1]"}
+        "replicate_threshold": "a number in (0, 1]", "shared_clustering": "a number in [0, 1]"}
     assert list(registry.get("personalized_pagerank").knobs()) == [
         "stop_changed_fraction", "stop_top_k", "activation_threshold", "edge_fraction",
         "merge_similarity", "degree_normalization"]

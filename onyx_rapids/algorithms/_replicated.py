@@ -63,7 +63,10 @@ RULES = tuple(Refuse(when, reason, knobs=("replicate_threshold",), **variant) fo
      "replicate_threshold pulls; leave direction unset or 'pull'", {}),
     (dict(approximation=CHANGED), "replicate_threshold runs the uniform teleport only; drop "
      "personalization or the knob",
-     dict(inputs=dict(personalization=True), variant="with personalization"))))
+     dict(inputs=dict(personalization=True), variant="with personalization")))) + tuple(
+    Refuse(dict(approximation=CHANGED), f"replicate_threshold runs its own loop, without {other}",
+           knobs=("replicate_threshold", other))
+    for other in ("stop_changed_fraction", "stop_top_k", "activation_threshold", "edge_fraction"))
 
 
 def knob(execution) -> float | None:

@@ -28,7 +28,7 @@ from .. import device, inputs, operators as ops, properties as props
 from ..kernels import pagerank as fused_kernel
 from ..execution import EDGE_ACCESS
 from ..registry import CHANGED, Input, Refuse, algorithm
-from . import _merged, _normalized, _replicated
+from . import _merged, _normalized, _replicated, _shared
 from ._common import AUTO_DIRECTION, RunInfo, finish
 from ._propagate import (KNOB_RULES, Auto, L1ChangeTest, Plan, fused_choice,
                          propagate)
@@ -93,8 +93,9 @@ _APPROXIMATION = dict(stop_changed_fraction=None, stop_top_k=None, activation_th
            inputs=(Input("personalization", inputs.DISTRIBUTION, required=False,
                          help="teleport distribution (cuGraph's personalization)"),),
            columns=("vertex", "pagerank"), weights="used", options=_OPTIONS,
-           refuse=_REFUSE + _replicated.RULES,
-           approximation=dict(_APPROXIMATION, replicate_threshold=None))
+           refuse=_REFUSE + _replicated.RULES + _shared.RULES,
+           approximation=dict(_APPROXIMATION, replicate_threshold=None,
+                              shared_clustering=None))
 def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalization=None,
              execution, return_info=False):
     """PageRank of every vertex: a frame of ``vertex``, ``pagerank``.
@@ -156,6 +157,11 @@ def pagerank(g, alpha=0.85, tol=1e-6, max_iter=100, *, weight=None, personalizat
         return _replicated.pagerank(g, execution, return_info, weights=weights,
                                     weight_key=_weight_key(g, weight, weights), alpha=alpha,
                                     tol=tol, max_iter=max_iter)
+    if _shared.knob(execution) is not None:
+        return _shared.pagerank(g, execution, return_info, weights=weights,
+                                weight_key=_weight_key(g, weight, weights),
+                                personalization=personalization, alpha=alpha, tol=tol,
+                                max_iter=max_iter)
     teleport_column, teleport = None, UNIFORM
     if personalization is not None:
         # one vertex (whatever form named it) is personalized_pagerank's one-hot teleport:
