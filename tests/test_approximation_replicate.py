@@ -121,3 +121,11 @@ def test_stale_replicas_stay_close(graph):
 ])
 def test_refusals_name_the_knob(call, needle):
     assert_refused(call, [needle])
+
+
+def test_a_graph_of_one_chunk_has_nothing_to_replicate():
+    g = onyx.Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0]}))
+    df, info = onyx.pagerank(g, approximation=Approximation(replicate_threshold=0.1),
+                             return_info=True)
+    assert info.estimate["replicas"] == 0 and info.estimate["chunks"] == 1
+    assert np.allclose(pandas(df)["pagerank"].to_numpy(), 0.25, atol=1e-6)

@@ -141,7 +141,9 @@ def _build(g, threshold, weights) -> Layout:
     key_slot = xp.full(keys.shape[0], -1, np.int64)
     key_slot[rep] = start[rc] + members[rc] + rank
     # each edge v -> u reads v's replica in u's chunk where there is one, else v's master
-    via = xp.where(edge_key >= 0, key_slot[xp.maximum(edge_key, 0)], -1)
+    via = xp.full(src.shape[0], -1, np.int64)
+    cross = edge_key >= 0  # none when the graph fits one chunk
+    via[cross] = key_slot[edge_key[cross]]
     read = xp.where(via >= 0, via, slot[src])
     w = xp.ones(src.shape[0]) if weights is None else weights.reshape(-1).astype(np.float64)
     outw = xp.bincount(src, weights=w, minlength=n)
