@@ -96,7 +96,7 @@ SWEEPS = {
     "replicate_threshold": [{"replicate_threshold": t, "replicate_sync": s}
                             for t, s in ((0.05, 4), (0.05, 1), (0.2, 1), (0.5, 1), (1.0, 1))],
     "shared_clustering": [{"shared_clustering": c, "shared_rounds": r}
-                          for c, r in ((0.0, 4), (0.1, 4), (0.3, 4), (0.3, 2))],
+                          for c, r in ((0.0, 4), (0.0, 1), (0.1, 4), (0.3, 4), (0.3, 2))],
 }
 #: The execution options (keyword arguments) a knob's rows run with, by knob or by (algorithm,
 #: knob): the knob works in those iterations only; weakly_connected_components' union-find
