@@ -186,8 +186,7 @@ def test_every_transport_and_lag_gives_the_same_run(client):
     for transport, lag in (("tasks", 0), ("tasks", 4)) + tuple((t, 0) for t in resident):
         old, run.LAG = run.LAG, lag
         try:
-            # tol 1e-3: 7 iterations, more than LAG's 4 (1e-5 took 11; CI time)
-            runs.append((odask.pagerank(g, alpha=0.6, tol=1e-3, change_driven=True,
+            runs.append((odask.pagerank(g, alpha=0.6, tol=1e-5, change_driven=True,
                                         return_info=True, transport=transport),
                          odask.bfs(g, source=int(df["src"].iloc[0]), return_info=True,
                                    transport=transport)))
