@@ -201,7 +201,8 @@ def test_edge_fraction_per_source_and_label_propagation(directed):
     g = build("undirected", seed=3)
     seeds = np.array([0, 5])
     labels = pd.DataFrame({"vertex": device.to_host(g.vertices)[seeds], "label": [0, 1]})
-    lp, info = onyx.label_propagation(g, labels, 2, alpha=ALPHA, tol=1e-3, return_info=True,
+    # tol 1e-2: 10 iterations instead of 56 at 1e-3 (CI time), every label the oracle's
+    lp, info = onyx.label_propagation(g, labels, 2, alpha=ALPHA, tol=1e-2, return_info=True,
                                       approximation=Approximation(edge_fraction=0.5))
     assert info.estimate["edges_fraction"] < 1 and len(lp) == g.n
     lp0 = np.full((g.n, 2), 0.5)  # unlabelled vertices start uniform

@@ -316,8 +316,11 @@ def test_a_worker_lost_mid_run_raises_or_recomputes(transport):
 
         from distributed.client import FutureCancelledError, FuturesCancelledError
 
-        # long enough on a GPU (~2 ms an iteration) for the kill to land mid-run
-        iterations = 60 if device.is_simulator() or transport == "tasks" else 3000
+        # long enough for the kill to land mid-run: tasks kill in the client's progress call of
+        # iteration 2 with at most run.LAG (3) iterations submitted ahead, so 12 leave 7 or
+        # more to recompute (CI time: 60 cost 9 s); resident, ~2 ms an iteration on a GPU
+        iterations = 12 if transport == "tasks" else 60 if device.is_simulator() else 3000
+        assert iterations > 2 + run.LAG + 2
         raised = False
         try:
             frame = odask.pagerank(g, tol=1e-12, max_iter=iterations, progress=kill,

@@ -70,7 +70,9 @@ def test_converged_matches_oracle_and_labels(variant):
     seeds, lp0, labelled = _seeds(g, k, seed=4)
     src, dst = csr_edges(g)
     expected = oracles.label_propagation(g.n, src, dst, lp0, labelled, k)
-    df, info = label_propagation(g, seeds, k, **variant, return_info=True)
+    # tol 1e-5, not the default 1e-6: 14 fewer iterations (CI time); the fixed point is then
+    # within tol alpha / (1 - alpha) < 6e-5 of the run, below the 1e-4 checked
+    df, info = label_propagation(g, seeds, k, tol=1e-5, **variant, return_info=True)
     assert info["converged"]
     got = _probabilities(df, k)
     assert np.abs(got - expected).max() <= 1e-4

@@ -46,8 +46,11 @@ def test_auto_switches_and_agrees_with_forced_directions(fa):
     g = funnel()
     src, dst = csr_edges(g)
     expected = oracles.pagerank(g.n, src, dst, alpha=0.6)  # alpha 0.6: fewer iterations
+    # the forced directions beside auto once, with FA (CI time): without FA, change-driven push
+    # and pull run to convergence in test_pagerank's test_pagerank_matches_float64_oracle
+    directions = ("auto", "push", "pull") if fa else ("auto",)
     runs = {d: pagerank(g, alpha=0.6, change_driven=True, feature_aware=fa, direction=d,
-                        return_info=True) for d in ("auto", "push", "pull")}
+                        return_info=True) for d in directions}
     for d, (df, info) in runs.items():
         assert info["converged"] and info["direction"] == d
         assert len(info["directions"]) == info["iterations"]
@@ -59,8 +62,8 @@ def test_auto_switches_and_agrees_with_forced_directions(fa):
     assert auto[0] == "pull" and auto[-1] == "push"
     assert auto == sorted(auto)  # pulls, then pushes: this frontier only shrinks
     ranks = {d: _ranks(df, "pagerank") for d, (df, _) in runs.items()}
-    assert np.abs(ranks["auto"] - ranks["push"]).sum() <= 1e-5
-    assert np.abs(ranks["auto"] - ranks["pull"]).sum() <= 1e-5
+    for d in directions[1:]:
+        assert np.abs(ranks["auto"] - ranks[d]).sum() <= 1e-5, d
 
 
 @pytest.mark.parametrize("fraction, used", [(0.0, {"pull"}), (1.0, {"push"})])

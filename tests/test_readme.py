@@ -1,6 +1,7 @@
 """The README's Python examples run as pasted: each ```python block of README.md in a fresh
 interpreter (a new process, a temporary working directory), on whatever backend this machine
-has (the CUDA simulator in CI).  A block preceded by the comment
+has (the CUDA simulator in CI; the interpreter first shortens its GIL switch interval, as
+tests/conftest.py does, then runs the block's file as ``__main__``).  A block preceded by the comment
 ``<!-- readme-test: needs-networkx-backend NAME -->`` runs where NetworkX lists the backend
 NAME among its installed backends (its ``networkx.backends`` entry point), and is reported as
 skipped, with that reason, elsewhere.
@@ -22,6 +23,11 @@ _BLOCK = re.compile(r"(?:<!--\s*readme-test:\s*(?P<marker>[^>]*?)\s*-->\s*\n)?"
                     r"^```python\n(?P<code>.*?)^```", re.S | re.M)
 MARKERS = ("needs-networkx-backend",)
 TIMEOUT_S = 300
+#: How the fresh interpreter runs a block's file: as ``python FILE`` would (``__main__``,
+#: sys.argv [FILE]), after the GIL switch interval of tests/conftest.py, which makes the
+#: CUDA simulator's warp hand-offs cheaper (README.md:24 took 35 s at the default, 10 s so).
+RUNNER = ("import runpy, sys; sys.setswitchinterval(0.0005); del sys.argv[0]; "
+          "runpy.run_path(sys.argv[0], run_name='__main__')")
 
 
 def blocks(text: str) -> list[tuple[int, str, str | None]]:
@@ -86,7 +92,7 @@ def test_readme_example_runs(line, code, marker, tmp_path):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get(
         "PYTHONPATH", "").split(os.pathsep) if p])
-    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+    proc = subprocess.run([sys.executable, "-c", RUNNER, str(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=TIMEOUT_S)
     assert proc.returncode == 0, (f"README.md line {line}: the example exited "
                                   f"{proc.returncode}:\n{proc.stderr[-3000:]}")
