@@ -27,7 +27,10 @@ def _required(spec):
 
 
 def _all_specs():
-    return [*registry.ALGORITHMS.values(), *DASK_ALGORITHMS.values()]
+    """Every registered spec, each with an id that is the same in every process (pytest-xdist's
+    workers must collect the same tests)."""
+    return [*(pytest.param(s, id=s.name) for s in registry.ALGORITHMS.values()),
+            *(pytest.param(s, id=f"dask-{s.name}") for s in DASK_ALGORITHMS.values())]
 
 
 # ------------------------------------------------------------------------ numbers
@@ -62,7 +65,7 @@ def test_numeric_parameters_are_named_with_their_range(g, call, match):
         call(g)
 
 
-@pytest.mark.parametrize("spec", _all_specs(), ids=lambda s: f"{s.name}-{id(s) % 97}")
+@pytest.mark.parametrize("spec", _all_specs())
 def test_every_numeric_parameter_is_declared_and_checked(spec):
     """Every parameter with a numeric default has a kind, and each kind refuses a string and a
     bool by name on the algorithm's own entry point."""
@@ -153,7 +156,7 @@ def test_variants_follow_the_inputs_given():
 
 
 def test_variant_rules_name_declared_inputs():
-    for spec in _all_specs():
+    for spec in (param.values[0] for param in _all_specs()):
         names = {i.name for i in spec.inputs}
         for rule in spec.refuse:
             assert set(rule.inputs) <= names, (spec.name, rule)
