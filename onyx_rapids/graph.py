@@ -956,6 +956,33 @@ class Graph:
             "backend": device.BACKEND,
         }
 
+    def attributes(self, *, samples: int | None = None, seed: int = 0) -> dict:
+        """Attributes that describe the graph (n, m, density, kind, degree statistics, degree
+        assortativity, a diameter estimate, wedges and sampled clustering, ...) as a dict of
+        plain Python values, for choosing how to run on it (issue 38); every key is defined in
+        :mod:`onyx_rapids.attributes`, which computes them on the device.
+
+        Cached (:meth:`cached`): the first call per (``samples``, ``seed``) computes them,
+        later calls return the same dict (do not modify it).  ``samples`` wedges (default
+        :data:`onyx_rapids.attributes.DEFAULT_SAMPLES`) drawn with ``seed`` estimate the
+        clustering, exactly when the graph has no more wedges than that.
+
+        >>> import pandas as pd
+        >>> g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
+        >>> a = g.attributes()
+        >>> a["kind"], a["edges"], a["diameter_estimate"], a["transitivity_estimate"]
+        ('undirected', 3, 1, 1.0)
+        >>> a is g.attributes()
+        True
+        """
+        from . import attributes as graph_attributes
+
+        if samples is None:
+            samples = graph_attributes.DEFAULT_SAMPLES
+        samples, seed = int(samples), int(seed)
+        return self.cached(("attributes", samples, seed),
+                           lambda: graph_attributes.attributes(self, samples=samples, seed=seed))
+
     def __repr__(self) -> str:
         weights = f", weights={self.weight_names}" if self.weight_names else ""
         sides = f", sides={self.side_names}" if self.side_names else ""

@@ -1,0 +1,377 @@
+"""Graph attributes: a few dozen numbers that describe a graph, for choosing how to run on it.
+
+:func:`attributes` (``g.attributes()``, cached on the graph) computes them on the device in a
+handful of vectorized passes (``device.xp`` reductions, one sort of each degree array, two BFS
+sweeps, one sampled wedge check) and returns a dict of plain Python values (int, float, str,
+bool, list or None), JSON-serializable as it is.  It is step 1 of input-sensitive autotuning
+(issue 38): the features that a tuner's models read.  A value that is undefined for the graph
+(the skew of constant degrees, the density of a one-vertex graph, the assortativity of a graph
+without edges, ...) is ``None``, never NaN.
+
+Degrees are the stored ones (``g.out_degree``, ``g.in_degree``): an undirected edge u-v is
+stored as u->v and v->u and counts once at each end, a self-loop is stored once and counts once;
+a multigraph's parallel edges each count.
+
+Keys
+----
+``version``
+    The version of this set of keys and definitions (1).
+``n``, ``m``
+    Vertices; stored edges (an undirected edge counts twice, a self-loop once).
+``edges``
+    Edges as the user counts them: ``m`` for a directed graph, ``(m + self_loops) / 2`` for an
+    undirected one (each edge once).
+``kind``
+    ``"bipartite"`` (built by :meth:`~onyx_rapids.graph.Graph.from_bipartite`), else
+    ``"directed"`` or ``"undirected"``.
+``multigraph``, ``weighted``
+    ``g.multigraph``; whether the graph has edge weights.
+``density``
+    ``edges`` over the possible edges: ``n (n - 1)`` directed, ``n (n - 1) / 2`` undirected,
+    ``left_n * right_n`` bipartite (None where that is 0).
+``volume``
+    The sum of the (out-)degrees: ``m`` (KONECT's volume, the study's most important feature).
+``self_loops``
+    Stored edges u->u.
+``isolated_share``
+    Share of vertices with no edge at all (in or out).
+``zero_in_share``, ``zero_out_share``
+    Share of vertices with in-degree 0 (sources, isolated vertices included), out-degree 0.
+``out_degree_*``, ``in_degree_*``
+    Statistics of the out- and in-degrees over all n vertices (equal for an undirected graph):
+    ``mean``, ``max``, ``std`` (population, ddof 0), ``skew`` (population Fisher-Pearson,
+    ``E[(d - mean)^3] / std^3``; None when std is 0), ``gini`` (the Gini coefficient, 0 for
+    equal degrees, towards 1 when few vertices own every edge; None without edges), ``p50``,
+    ``p90``, ``p99`` (percentiles, linear interpolation as ``numpy.percentile``),
+    ``top1_share`` (the share of the edge ends owned by the ``ceil(n / 100)`` vertices of
+    largest degree; None without edges), ``balanced_inequality`` (KONECT's balanced inequality
+    ratio: the share P of edge ends owned by the top 1 - P of the vertices; 0.5 for equal
+    degrees, towards 1 for skewed ones; computed as ``max_k min(E_k, 1 - k / n)`` where E_k is
+    the share owned by the k vertices of largest degree; None without edges).
+``left_n``, ``right_n``, ``left_degree_mean``, ``left_degree_max``, ``right_degree_mean``,
+``right_degree_max``
+    The two sides of a bipartite graph (None for other graphs).
+``degree_assortativity``
+    The Pearson correlation, over the stored edges u->v, of the out-degree of u and the
+    in-degree of v (for an undirected graph the degree at each end, over both directions of
+    every edge), as ``networkx.degree_assortativity_coefficient`` computes for the same graph
+    (NetworkX counts a self-loop twice in a degree; here once).  None when either side's degrees
+    are constant or there are no edges.
+``diameter_estimate``, ``diameter_sweeps``, ``reached_share``
+    A lower bound on the diameter of the simple undirected view
+    (:meth:`~onyx_rapids.graph.Graph.simple_undirected`; directions dropped): the largest
+    finite BFS level found by ``sweeps`` BFS runs (double sweep: from the vertex of largest
+    degree, then from the farthest vertex the previous sweep reached, the smallest index among
+    ties), and the number of sweeps run (0 for a graph without edges, whose estimate is 0).
+    Exact on trees and grids; on other graphs usually within a few levels of the diameter of
+    the component of the largest-degree vertex, whose share of the vertices is
+    ``reached_share`` (the share the first sweep reached).
+``wedges``
+    The exact number of wedges (paths of length 2, u-v-w with u != w) of the simple undirected
+    view, ``sum_v C(d_v, 2)``.
+``transitivity_estimate``, ``average_clustering_estimate``, ``clustering_samples``,
+``clustering_exact``
+    The share of closed wedges (``networkx.transitivity``: 3 triangles / wedges) and the mean
+    local clustering coefficient (``networkx.average_clustering``, vertices of degree < 2
+    counting 0) of the simple undirected view, from ``samples`` wedges drawn uniformly (seeded:
+    a vertex with probability proportional to ``C(d, 2)``, two distinct neighbours uniformly;
+    closure checked by binary search in the sorted CSR row); the mean clustering is the
+    importance-weighted mean ``wedges / n * mean(closed / C(d_v, 2))``.  When the graph has at
+    most ``samples`` wedges, every wedge is checked once and both are exact
+    (``clustering_exact``); ``clustering_samples`` is the number of wedges checked.  The standard
+    error of the sampled transitivity is at most ``0.5 / sqrt(samples)`` (0.002 at the
+    default 65,536).  None for a graph without wedges.
+``weight_mean``, ``weight_std``, ``weight_min``, ``weight_max``
+    Of the first weight column over the stored edges (None when unweighted).
+
+Example, on Zachary's karate club (34 members, 78 friendships; diameter 5)::
+
+    >>> import onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
+    >>> a = g.attributes()
+    >>> a["n"], a["m"], a["edges"], a["kind"], a["weighted"], a["out_degree_max"]
+    (34, 156, 78, 'undirected', False, 17)
+    >>> a["diameter_estimate"], a["diameter_sweeps"], a["wedges"], a["clustering_exact"]
+    (5, 2, 528, True)
+    >>> round(a["transitivity_estimate"], 4), round(a["degree_assortativity"], 4)
+    (0.2557, -0.4756)
+    >>> a is g.attributes()  # cached on the graph
+    True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import device
+
+__all__ = ["attributes", "VERSION", "DEFAULT_SAMPLES", "DEFAULT_SWEEPS"]
+
+#: The version of the keys and their definitions (a tuner's training table records it).
+VERSION = 1
+#: Wedges checked for the clustering estimates (at most 0.002 standard error).
+DEFAULT_SAMPLES = 1 << 16
+#: BFS sweeps of the diameter estimate (the double sweep).
+DEFAULT_SWEEPS = 2
+
+_PERCENTILES = (50, 90, 99)
+
+
+def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+               sweeps: int = DEFAULT_SWEEPS) -> dict:
+    """The attributes of graph ``g`` (see the module docstring for every key), computed now;
+    :meth:`onyx_rapids.graph.Graph.attributes` caches them on the graph.
+
+    ``samples`` wedges are checked for the clustering estimates (all of them when the graph has
+    no more), drawn with NumPy's generator seeded by ``seed``; ``sweeps`` BFS runs estimate
+    the diameter (2: the double sweep)."""
+    samples, sweeps = int(samples), int(sweeps)
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1, got {samples}")
+    if sweeps < 1:
+        raise ValueError(f"sweeps must be at least 1, got {sweeps}")
+    xp = device.xp
+    n, m = g.n, g.m
+    loops = int((g.edge_sources == g.out_indices).sum()) if m else 0
+    edges = m if g.directed else (m + loops) // 2
+    out: dict = {"version": VERSION, "n": n, "m": m, "edges": edges}
+    bipartite = g.sides is not None
+    out["kind"] = "bipartite" if bipartite else ("directed" if g.directed else "undirected")
+    out["multigraph"] = g.multigraph
+    out["weighted"] = g.edge_weights is not None
+    left = g.id_map.left_count if bipartite else None
+    if bipartite:
+        possible = left * (n - left)
+    else:
+        possible = n * (n - 1) if g.directed else n * (n - 1) // 2
+    out["density"] = edges / possible if possible else None
+    out["volume"] = m
+    out["self_loops"] = loops
+
+    # vertex shares: one transfer
+    if n:
+        shares = xp.stack([((g.out_degree == 0) & (g.in_degree == 0)).sum(),
+                           (g.in_degree == 0).sum(), (g.out_degree == 0).sum()])
+        isolated, zero_in, zero_out = (int(v) for v in device.to_host(shares))
+        out["isolated_share"] = isolated / n
+        out["zero_in_share"], out["zero_out_share"] = zero_in / n, zero_out / n
+    else:
+        out["isolated_share"] = out["zero_in_share"] = out["zero_out_share"] = None
+
+    stats_out = _degree_stats(g.out_degree)
+    stats_in = stats_out if g.in_degree is g.out_degree else _degree_stats(g.in_degree)
+    for name, stats in (("out", stats_out), ("in", stats_in)):
+        for key, value in stats.items():
+            out[f"{name}_degree_{key}"] = value
+
+    for side in ("left", "right"):
+        for key in ("n", "degree_mean", "degree_max"):
+            out[f"{side}_{key}"] = None
+    if bipartite:
+        for side, d in (("left", g.out_degree[:left]), ("right", g.out_degree[left:])):
+            count = int(d.shape[0])
+            out[f"{side}_n"] = count
+            if count:
+                total, top = (int(v) for v in device.to_host(xp.stack(
+                    [d.sum(dtype=np.int64), d.max().astype(np.int64)])))
+                out[f"{side}_degree_mean"] = total / count
+                out[f"{side}_degree_max"] = top
+
+    out["degree_assortativity"] = _assortativity(g)
+
+    simple = _simple_view(g, loops)
+    out.update(_diameter(simple, sweeps))
+    out.update(wedge_estimate(simple, samples=samples, seed=seed))
+    out.update(_weight_stats(g))
+    return out
+
+
+# ---------------------------------------------------------------------------------- degrees
+
+def _degree_stats(degree) -> dict:
+    """mean, max, std, skew, gini, p50/p90/p99, top1_share, balanced_inequality of one degree
+    array (see the module docstring), from one sort and one transfer."""
+    keys = ["mean", "max", "std", "skew", "gini"] + [f"p{q}" for q in _PERCENTILES] \
+        + ["top1_share", "balanced_inequality"]
+    n = int(degree.shape[0])
+    if n == 0:
+        return dict.fromkeys(keys)
+    xp = device.xp
+    d = xp.sort(degree.astype(np.float64))  # ascending
+    total = d.sum()
+    mean = total / n
+    c = d - mean
+    var = (c * c).mean()
+    third = (c * c * c).mean()
+    safe_total = xp.where(total > 0, total, 1.0)
+    rank = xp.arange(1, n + 1, dtype=np.float64)
+    gini = 2.0 * (rank * d).sum() / (n * safe_total) - (n + 1.0) / n
+    values = [total, d[-1], var, third, gini]
+    for q in _PERCENTILES:  # numpy.percentile's linear rule, on the sorted degrees
+        pos = q / 100.0 * (n - 1)
+        lo = int(math.floor(pos))
+        hi = min(lo + 1, n - 1)
+        values.append(d[lo] + (d[hi] - d[lo]) * (pos - lo))
+    top = -(-n // 100)
+    values.append(d[n - top:].sum() / safe_total)
+    owned = xp.cumsum(d[::-1]) / safe_total  # share of the k = 1..n largest
+    share = 1.0 - rank / n
+    values.append(xp.maximum(xp.minimum(owned, share).max(), 0.0))
+    host = device.to_host(xp.stack([xp.asarray(v, dtype=np.float64) for v in values]))
+    total, top_degree, var, third, gini = (float(v) for v in host[:5])
+    std = math.sqrt(max(var, 0.0))
+    stats = {"mean": total / n, "max": int(round(top_degree)), "std": std,
+             "skew": third / std ** 3 if std > 0 else None,
+             "gini": gini if total > 0 else None}
+    for i, q in enumerate(_PERCENTILES):
+        stats[f"p{q}"] = float(host[5 + i])
+    stats["top1_share"] = float(host[5 + len(_PERCENTILES)]) if total > 0 else None
+    stats["balanced_inequality"] = float(host[6 + len(_PERCENTILES)]) if total > 0 else None
+    return stats
+
+
+def _assortativity(g):
+    """Pearson correlation of (out-degree of the source, in-degree of the target) over the
+    stored edges, or None where undefined."""
+    if g.m == 0:
+        return None
+    xp = device.xp
+    x = g.out_degree[g.edge_sources].astype(np.float64)
+    y = g.in_degree[g.out_indices].astype(np.float64)
+    x -= x.mean()
+    y -= y.mean()
+    sxy, sxx, syy = (float(v) for v in device.to_host(
+        xp.stack([(x * y).sum(), (x * x).sum(), (y * y).sum()])))
+    if sxx <= 0 or syy <= 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def _weight_stats(g) -> dict:
+    keys = ("weight_mean", "weight_std", "weight_min", "weight_max")
+    if g.edge_weights is None or g.m == 0:
+        return dict.fromkeys(keys)
+    xp = device.xp
+    w = g.edge_weights[:, 0].astype(np.float64)
+    mean = w.mean()
+    host = device.to_host(xp.stack([mean, ((w - mean) ** 2).mean(), w.min(), w.max()]))
+    return {"weight_mean": float(host[0]), "weight_std": math.sqrt(max(float(host[1]), 0.0)),
+            "weight_min": float(host[2]), "weight_max": float(host[3])}
+
+
+# ---------------------------------------------------------------------------------- diameter
+
+def _simple_view(g, loops: int):
+    """The simple undirected view; the graph itself when it is one already (undirected, not a
+    multigraph, no self-loops: its adjacency is the view's), which saves building a copy."""
+    if not g.directed and not g.multigraph and loops == 0:
+        return g
+    return g.simple_undirected()
+
+
+def _bfs_levels(s, source: int):
+    """Hop distances (int32, UNREACHED where none) from internal vertex ``source`` of ``s``,
+    by the BFS engine (:func:`onyx_rapids.acc`) that ``onyx_rapids.bfs`` runs: its defaults
+    (the fused kernel, direction auto) on a GPU; plain pushes under the simulator, whose
+    simulated persistent kernel costs more there."""
+    from . import frontier, properties
+    from .acc import AccOptions, acc
+    from .algorithms.bfs import UNREACHED, hop, reached
+
+    distance = properties.vertex_property(s, 1, fill=UNREACHED, dtype=np.int32)[:, 0]
+    distance[source] = 0
+    options = AccOptions(direction="push") if device.is_simulator() \
+        else AccOptions(direction="auto", fused=True)
+    acc(s, distance, hop, combine="min", settled=reached,
+        active_in=frontier.from_vertices(s.n, [source]), same_offers=True, options=options)
+    return distance, UNREACHED
+
+
+def _diameter(s, sweeps: int) -> dict:
+    """``diameter_estimate``, ``diameter_sweeps``, ``reached_share`` by BFS sweeps on the simple
+    undirected graph ``s``."""
+    if s.n == 0:
+        return {"diameter_estimate": None, "diameter_sweeps": 0, "reached_share": None}
+    xp = device.xp
+    if s.m == 0:
+        return {"diameter_estimate": 0, "diameter_sweeps": 0, "reached_share": 1 / s.n}
+    source = int(xp.argmax(s.out_degree))
+    best, reached_share, run = 0, None, 0
+    for run in range(1, sweeps + 1):
+        distance, unreached = _bfs_levels(s, source)
+        level = xp.where(distance == unreached, -1, distance)
+        far = xp.argmax(level)
+        counts = xp.stack([level[far].astype(np.int64), far.astype(np.int64),
+                           (level >= 0).sum().astype(np.int64)])
+        depth, far, seen = (int(v) for v in device.to_host(counts))
+        if reached_share is None:
+            reached_share = seen / s.n
+        best = max(best, depth)
+        if far == source:
+            break
+        source = far
+    return {"diameter_estimate": best, "diameter_sweeps": run, "reached_share": reached_share}
+
+
+# ---------------------------------------------------------------------------------- wedges
+
+def _pair(k, xp):
+    """The k-th pair (i, j), i < j, in the order (0,1), (0,2), (1,2), (0,3), ...: j the
+    largest with C(j, 2) <= k, i = k - C(j, 2) (float square root, then corrected)."""
+    kf = k.astype(np.float64)
+    j = xp.floor((1.0 + xp.sqrt(1.0 + 8.0 * kf)) / 2.0).astype(np.int64)
+    j = xp.where(j * (j - 1) // 2 > k, j - 1, j)
+    j = xp.where((j + 1) * j // 2 <= k, j + 1, j)
+    return k - j * (j - 1) // 2, j
+
+
+def wedge_estimate(s, *, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> dict:
+    """``wedges``, ``transitivity_estimate``, ``average_clustering_estimate``,
+    ``clustering_samples`` and ``clustering_exact`` of a simple undirected graph ``s`` (the
+    module docstring defines them): every wedge when there are at most ``samples``, else
+    ``samples`` wedges drawn uniformly with NumPy's generator seeded by ``seed`` (drawn on
+    the host, the same on every backend, and copied to the device)."""
+    xp = device.xp
+    n = s.n
+    none = {"wedges": 0, "transitivity_estimate": None, "average_clustering_estimate": None,
+            "clustering_samples": 0, "clustering_exact": True}
+    if n == 0 or s.m == 0:
+        return none
+    d = s.out_degree.astype(np.int64)
+    per_vertex = d * (d - 1) // 2
+    ends = xp.cumsum(per_vertex)  # wedges of vertices 0..v
+    total = int(ends[-1])
+    if total == 0:
+        return none
+    exact = total <= samples
+    if exact:
+        w = xp.arange(total, dtype=np.int64)
+    else:
+        draws = np.random.default_rng(seed).integers(0, total, size=samples, dtype=np.int64)
+        w = device.asarray(draws)
+    v = xp.searchsorted(ends, w, side="right")  # the wedge's centre
+    i, j = _pair(w - (ends[v] - per_vertex[v]), xp)
+    offsets = s.out_offsets.astype(np.int64)
+    start = offsets[v]
+    a = s.out_indices[start + i].astype(np.int64)
+    b = s.out_indices[start + j]
+    # closure: is b in a's sorted row? a fixed number of bisection steps for every wedge
+    lo, hi = offsets[a], offsets[a + 1]
+    end = hi
+    steps = int(math.ceil(math.log2(int(s.out_degree.max()) + 1))) + 1
+    last = s.m - 1
+    for _ in range(steps):
+        mid = (lo + hi) // 2
+        go = s.out_indices[xp.minimum(mid, last)] < b
+        go &= lo < hi
+        lo = xp.where(go, mid + 1, lo)
+        hi = xp.where(go, hi, mid)
+    closed = (lo < end) & (s.out_indices[xp.minimum(lo, last)] == b)
+    weight = closed / per_vertex[v].astype(np.float64)  # closed / C(d_v, 2)
+    host = device.to_host(xp.stack([closed.mean(dtype=np.float64), weight.mean()]))
+    checked = int(w.shape[0])
+    return {"wedges": total, "transitivity_estimate": float(host[0]),
+            "average_clustering_estimate": float(host[1]) * total / n,
+            "clustering_samples": checked, "clustering_exact": exact}
