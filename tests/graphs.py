@@ -57,6 +57,11 @@ def predecessor_ids(g, predecessor):
     return out
 
 
+def pandas(frame):
+    """A result frame as pandas (cuDF's on a GPU machine)."""
+    return getattr(frame, "to_pandas", lambda: frame)()
+
+
 def assert_refused(call, needles):
     """``call(g)`` on the path 0 - 1 - 2 raises a ValueError whose message holds every one of
     ``needles`` (the refusal tests of the approximation knobs)."""

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphs import assert_refused
+from graphs import assert_refused, pandas
 import onyx_rapids as onyx
 from onyx_rapids import Approximation, datasets, registry
 from onyx_rapids.algorithms.betweenness_centrality import sample_sources
@@ -33,7 +33,6 @@ def test_fraction_one_is_the_exact_call(karate):
     exact = onyx.betweenness_centrality(karate, k=8, seed=3)
     same, info = onyx.betweenness_centrality(
         karate, k=8, seed=3, approximation=Approximation(source_fraction=1.0), return_info=True)
-    pandas = lambda f: getattr(f, "to_pandas", lambda: f)()  # noqa: E731  (cuDF frames)
     pd.testing.assert_frame_equal(pandas(exact), pandas(same))
     assert info.estimate == {"sources": 8, "exact_sources": 8}
 

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 import oracles
-from graphs import csr_edges
+from graphs import csr_edges, pandas
 import onyx_rapids as onyx
 from onyx_rapids import Approximation, datasets, device
 from onyx_rapids.algorithms import _merged
@@ -29,10 +29,6 @@ TWINS = pd.DataFrame({"src": [0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 4, 8],
 def merge(threshold):
     return Approximation(merge_similarity=threshold)
 
-
-def pandas(frame):
-    """A result frame as pandas (cuDF's on a GPU machine)."""
-    return getattr(frame, "to_pandas", lambda: frame)()
 
 
 @pytest.fixture(scope="module")

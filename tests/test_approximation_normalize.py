@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import oracles
-from graphs import assert_refused, csr_edges
+from graphs import assert_refused, csr_edges, pandas
 import onyx_rapids as onyx
 from onyx_rapids import Approximation, device
 from onyx_rapids.algorithms import _normalized
@@ -19,9 +19,6 @@ ALPHA, TOL = 0.85, 1e-5  # loose: few simulated iterations
 def knob(t):
     return Approximation(degree_normalization=t)
 
-
-def pandas(frame):
-    return getattr(frame, "to_pandas", lambda: frame)()
 
 
 @pytest.fixture(scope="module")

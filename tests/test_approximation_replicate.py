@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import oracles
-from graphs import assert_refused, csr_edges
+from graphs import assert_refused, csr_edges, pandas
 import onyx_rapids as onyx
 from onyx_rapids import Approximation, device
 from onyx_rapids.algorithms import _replicated
@@ -21,9 +21,6 @@ N = 80  # three chunks of 32 (the last one of 16)
 def knob(t, sync=None):
     return Approximation(replicate_threshold=t, replicate_sync=sync)
 
-
-def pandas(frame):
-    return getattr(frame, "to_pandas", lambda: frame)()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import oracles
-from graphs import assert_refused, csr_edges
+from graphs import assert_refused, csr_edges, pandas
 import onyx_rapids as onyx
 from onyx_rapids import Approximation, device
 from onyx_rapids.algorithms import _shared
@@ -22,9 +22,6 @@ ALPHA, TOL = 0.85, 1e-6
 def knob(t, rounds=None):
     return Approximation(shared_clustering=t, shared_rounds=rounds)
 
-
-def pandas(frame):
-    return getattr(frame, "to_pandas", lambda: frame)()
 
 
 def reference_clustering(g):
