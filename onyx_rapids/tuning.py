@@ -1,0 +1,150 @@
+"""The tuning space (issue 38): every way to run an algorithm that its registry entry allows,
+as keyword dicts, declared once for the autotuner and the benchmarks.
+
+An algorithm's space is the product of the values in :data:`CANDIDATES` of each execution
+option it declares (``registry.get(name).options``; an option that declares its own legal
+values keeps those of them listed here) and of :data:`PARAMETERS` (parameters that change how
+an algorithm runs, not what it computes: weakly connected components' ``method``, sssp's
+``delta`` as a factor of its default), less every combination the entry refuses
+(:meth:`~onyx_rapids.registry.Algorithm.resolve` raises, or the function for a parameter's
+value: :data:`PARAMETER_OPTIONS`; a ``width`` that does not divide the features) and every
+option set where it changes nothing (:data:`ONLY_WITH`).  None stands for "the option left
+to the library" wherever the option takes it, so a configuration names only what it sets.
+
+    >>> import onyx_rapids as onyx
+    >>> from onyx_rapids import tuning
+    >>> space = tuning.space("weakly_connected_components")
+    >>> {"method": "propagate", "direction": "push"} in space  # every other option left alone
+    True
+    >>> {"fused": True, "change_driven": True} in tuning.space("pagerank")  # refused
+    False
+    >>> tuning.space("bfs", given={"sources"}) == tuning.space("bfs")  # k sources: no filter
+    False
+    >>> tuning.sample("pagerank", 3, seed=1) == tuning.sample("pagerank", 3, seed=1)
+    True
+
+A configuration runs as ``function(g, ..., **tuning.call_options(name, config, g, weight))``
+(:func:`call_options` turns ``delta``'s factor into sssp's value for the graph).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+
+from . import inputs as input_kinds, registry
+from .execution import EDGE_ACCESS
+
+__all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "DeltaFactor", "call_options", "sample", "space"]
+
+#: The values the tuner tries for each execution option (None: the library's choice).  Numeric
+#: options take a few values around their default; the choices take all their values.
+CANDIDATES = {
+    "feature_aware": (True, False),
+    "change_driven": (False, True, "auto"),
+    "fold": (None, True, False),
+    "fused": (None, True, False),
+    "direction": (None, "pull", "push", "auto"),
+    "filter": (None, "online", "ballot"),
+    "edge_access": (None, *EDGE_ACCESS),
+    "pull_fraction": (None, 0.05, 0.6),
+    "block_size": (None, 128, 256, 512),
+    "width": (None, 1, 2, 4),
+    "threshold": (None, 16, 256),
+}
+
+#: Options that change nothing unless another has one of some values: a configuration sets
+#: them only then (``pull_fraction`` is the push/pull switch point of ``direction="auto"``,
+#: ``threshold`` the online filter's bin size).
+ONLY_WITH = {"pull_fraction": ("direction", (None, "auto")),
+             "threshold": ("filter", ("online",))}
+
+
+class DeltaFactor(float):
+    """sssp's ``delta`` as a factor of its default for the graph
+    (:func:`onyx_rapids.algorithms.sssp.default_delta`); resolved by :func:`call_options`."""
+
+    def __repr__(self):
+        return f"DeltaFactor({float(self)!r})"
+
+
+#: Parameters that choose how an algorithm runs, by algorithm: name -> values tried.
+PARAMETERS = {
+    "weakly_connected_components": {"method": ("hook", "propagate")},
+    "sssp": {"delta": tuple(DeltaFactor(f) for f in (0.25, 1.0, 4.0))},
+}
+#: (algorithm, parameter, value) -> the only execution options a run with that value takes
+#: (the function refuses the others itself: union-find has no rounds to direct).
+PARAMETER_OPTIONS = {("weakly_connected_components", "method", "hook"): {"block_size"}}
+
+
+def _axes(spec, features: int) -> list[tuple[str, tuple]]:
+    axes = []
+    for option, legal in spec.options.items():
+        values = CANDIDATES.get(option)
+        if values is None:
+            continue
+        if legal is not None:
+            values = tuple(v for v in values if v is None or v in legal)
+        if option == "width":  # features per thread: a divisor of the features
+            values = tuple(v for v in values if v is None or features % v == 0)
+        axes.append((option, values))
+    axes.extend(PARAMETERS.get(spec.name, {}).items())
+    return axes
+
+
+def space(name: str, given=None, features: int = 1) -> list[dict]:
+    """Every configuration of algorithm ``name`` its registry entry does not refuse on a call
+    passing the inputs ``given`` (names; default: those a default run passes, bfs and sssp
+    from one ``source``) with ``features`` features a vertex (PageRank 1, k sources or
+    classes), as keyword dicts of the options and parameters it sets (None values left out),
+    in a fixed order; built once per (name, given, features) (a copy each call)."""
+    if given is None:
+        given = {i.name for i in input_kinds.wanted(registry.get(name), set())}
+    return [dict(c) for c in _space(name, frozenset(given), int(features))]
+
+
+@functools.lru_cache(maxsize=None)
+def _space(name: str, given: frozenset, features: int) -> tuple:
+    spec = registry.get(name)
+    axes = _axes(spec, features)
+    params = set(PARAMETERS.get(name, {}))
+    out, seen = [], set()
+    for combo in itertools.product(*(values for _, values in axes)):
+        config = {key: value for (key, _), value in zip(axes, combo) if value is not None}
+        if any(option in config and config.get(other) not in values
+               for option, (other, values) in ONLY_WITH.items()):
+            continue  # the same run as with the option left alone
+        if any(config.get(param) == value and set(config) - params - allowed
+               for (algo, param, value), allowed in PARAMETER_OPTIONS.items() if algo == name):
+            continue  # refused by the function for that parameter value
+        key = tuple(sorted(config.items(), key=lambda item: item[0]))
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            spec.resolve(given=given, **{k: v for k, v in config.items() if k not in params})
+        except ValueError:
+            continue
+        out.append(config)
+    return tuple(out)
+
+
+def sample(name: str, count: int, seed: int = 0, given=None, features: int = 1) -> list[dict]:
+    """``count`` configurations of :func:`space` drawn without replacement (seeded; the
+    whole space, in order, when it has at most ``count``)."""
+    configs = space(name, given, features)
+    if len(configs) <= count:
+        return configs
+    return random.Random(seed).sample(configs, count)
+
+
+def call_options(name: str, config: dict, g=None, weight=None) -> dict:
+    """The keywords of a call running ``config``: sssp's :class:`DeltaFactor` times its
+    default delta on ``g`` (with ``weight``, as the call's)."""
+    out = dict(config)
+    if isinstance(out.get("delta"), DeltaFactor):
+        from .algorithms.sssp import _edge_weights, default_delta
+        out["delta"] = float(out["delta"]) * default_delta(g, _edge_weights(g, weight)[:, 0])
+    return out

@@ -1,0 +1,107 @@
+"""The tuning space (issue 38, onyx_rapids.tuning): the registry's options times the declared
+candidates, less the refused combinations and the settings that change nothing; seeded samples;
+sampled configurations run and give the default call's results."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from graphs import pandas
+import onyx_rapids as onyx
+from onyx_rapids import registry, tuning
+from onyx_rapids.algorithms.sssp import _edge_weights, default_delta
+
+
+def test_a_small_space_is_the_whole_product():
+    # minimum_spanning_tree declares block_size only
+    assert tuning.space("minimum_spanning_tree") == [
+        {}, {"block_size": 128}, {"block_size": 256}, {"block_size": 512}]
+
+
+@pytest.mark.parametrize("name", ["pagerank", "sssp", "bfs", "weakly_connected_components"])
+def test_every_configuration_is_legal_and_only_sets_what_matters(name):
+    spec = registry.get(name)
+    params = set(tuning.PARAMETERS.get(name, {}))
+    configs = tuning.space(name)
+    assert len({tuple(sorted(c.items(), key=lambda i: i[0])) for c in configs}) == len(configs)
+    for c in configs:
+        assert set(c) <= set(spec.options) | params
+        spec.resolve(given={"source"} if name in ("bfs", "sssp") else set(),
+                     **{k: v for k, v in c.items() if k not in params})  # not refused
+        for option, (other, values) in tuning.ONLY_WITH.items():
+            assert option not in c or c.get(other) in values, c
+
+
+def test_refused_combinations_are_left_out_and_the_rest_kept():
+    configs = tuning.space("pagerank")
+    assert not any(c.get("fused") and c.get("change_driven") is True for c in configs)
+    assert not any(c.get("fused") and c.get("direction") == "push" for c in configs)
+    # every legal setting of the variant axes appears
+    for fa, cd in itertools.product((True, False), (False, True, "auto")):
+        assert any(c["feature_aware"] == fa and c["change_driven"] == cd for c in configs)
+    assert not any("method" in c or "delta" in c for c in configs)
+
+
+def test_parameters_belong_to_their_algorithm():
+    assert {c["method"] for c in tuning.space("weakly_connected_components")} == {
+        "hook", "propagate"}
+    assert {float(c["delta"]) for c in tuning.space("sssp")} == {0.25, 1.0, 4.0}
+    bfs = tuning.space("bfs")
+    assert not any("width" in c or "delta" in c for c in bfs)
+    assert tuning.space("bfs", given={"sources"}) != bfs  # k sources take no filter
+    hook = [c for c in tuning.space("weakly_connected_components") if c["method"] == "hook"]
+    assert all(set(c) <= {"method", "block_size"} for c in hook) and len(hook) == 4
+    assert {c.get("width") for c in tuning.space("label_propagation", features=2)} == {
+        None, 1, 2}
+    assert {c.get("width") for c in tuning.space("pagerank")} == {None, 1}
+
+
+def test_samples_are_seeded_distinct_members():
+    a = tuning.sample("label_propagation", 20, seed=4)
+    assert a == tuning.sample("label_propagation", 20, seed=4) != tuning.sample(
+        "label_propagation", 20, seed=5)
+    space = tuning.space("label_propagation")
+    assert len(a) == 20 and all(c in space for c in a)
+    assert len({tuple(sorted(c.items(), key=lambda i: i[0])) for c in a}) == 20
+    assert tuning.sample("minimum_spanning_tree", 20) == tuning.space("minimum_spanning_tree")
+
+
+def _small():
+    """10 vertices 0..9, 24 weighted directed edges (a ring and chords: all reachable)."""
+    rng = np.random.default_rng(2)
+    src = np.r_[np.arange(10), rng.integers(0, 10, 14)]
+    dst = np.r_[(np.arange(10) + 1) % 10, rng.integers(0, 10, 14)]
+    return onyx.Graph.from_edgelist(pd.DataFrame({"src": src, "dst": dst,
+                                                  "w": rng.uniform(0.5, 2, 24)}),
+                                    weight="w", directed=True, duplicates="min")
+
+
+def test_delta_factor_is_resolved_for_the_graph():
+    g = _small()
+    out = tuning.call_options("sssp", {"delta": tuning.DeltaFactor(4.0), "fused": False}, g)
+    assert out["fused"] is False
+    assert out["delta"] == pytest.approx(4 * default_delta(g, _edge_weights(g)[:, 0]))
+
+
+@pytest.fixture(scope="module")
+def small():
+    return _small()
+
+
+@pytest.mark.parametrize("name, column, call", [
+    ("sssp", "distance", lambda g, kw: onyx.sssp(g, source=0, **kw)),
+    ("weakly_connected_components", "labels", lambda g, kw: onyx.weakly_connected_components(
+        g, **kw)),
+    ("pagerank", "pagerank", lambda g, kw: onyx.pagerank(g, alpha=0.6, tol=1e-5, **kw)),
+])
+def test_sampled_configurations_give_the_default_result(small, name, column, call):
+    want = pandas(call(small, {})).set_index("vertex")[column].sort_index()
+    for config in tuning.sample(name, 1 if name == "pagerank" else 2, seed=7):
+        got = pandas(call(small, tuning.call_options(name, config, small)))
+        got = got.set_index("vertex")[column].sort_index()
+        if name == "pagerank":
+            np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), atol=2e-5)
+        else:
+            pd.testing.assert_series_equal(got, want, check_dtype=False)
