@@ -35,6 +35,7 @@ from .execution import Execution
 from .graph import Graph
 from .operators import (Edge, Gather, MapOptions, Normalize, Solve, Vertex, edgemap, foldmap,
                         vertexmap)
+from . import tuning  # after the algorithms: its space reads their registry entries
 
 __version__ = "0.2.0"
 
@@ -45,5 +46,5 @@ __all__ = [
     "ALGORITHMS", "AccOptions", "Approximation", "AccResult", "Edge", "Execution", "Gather", "MapOptions", "RunInfo", "memory", "registry", "acc", "als", "belief_propagation", "betweenness_centrality", "bfs", "core_number", "Graph", "k_core", "Normalize", "Solve", "Vertex", "datasets", "device", "edge_betweenness_centrality", "edgemap",
     "feature_propagation", "foldmap", "frontier", "label_propagation", "minimum_spanning_tree", "multi_manifold_ranking", "multimodal_learning", "operators",
     "pagerank",
-    "personalized_pagerank", "properties", "sssp", "strongly_connected_components", "vertexmap", "weakly_connected_components",
+    "personalized_pagerank", "properties", "sssp", "strongly_connected_components", "tuning", "vertexmap", "weakly_connected_components",
 ]

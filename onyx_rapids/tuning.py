@@ -25,18 +25,28 @@ to the library" wherever the option takes it, so a configuration names only what
 
 A configuration runs as ``function(g, ..., **tuning.call_options(name, config, g, weight))``
 (:func:`call_options` turns ``delta``'s factor into sssp's value for the graph).
+
+:func:`measure` times sampled configurations of an algorithm on a graph and appends a row per
+configuration (the graph's attributes, the configuration, the median time, edges per second,
+the device) to a Parquet training table, the autotuner's data.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import json
+import math
+import os
 import random
+import statistics
+import time
 
 from . import inputs as input_kinds, registry
 from .execution import EDGE_ACCESS
 
-__all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "DeltaFactor", "call_options", "sample", "space"]
+__all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "DeltaFactor",
+           "call_options", "measure", "sample", "space"]
 
 #: The values the tuner tries for each execution option (None: the library's choice).  Numeric
 #: options take a few values around their default; the choices take all their values.
@@ -148,3 +158,74 @@ def call_options(name: str, config: dict, g=None, weight=None) -> dict:
         from .algorithms.sssp import _edge_weights, default_delta
         out["delta"] = float(out["delta"]) * default_delta(g, _edge_weights(g, weight)[:, 0])
     return out
+
+
+def _features(kwargs) -> int:
+    """The features a vertex carries in a call with ``kwargs``: its sources' count, its
+    classes ``k``, else 1."""
+    if kwargs.get("sources") is not None:
+        return len(kwargs["sources"])
+    k = kwargs.get("k")
+    return int(k) if isinstance(k, int) and k > 0 else 1
+
+
+def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, table=None,
+            graph_name: str = "", **kwargs):
+    """Time ``count`` sampled configurations of algorithm ``name`` on ``g`` (:func:`sample`;
+    ``kwargs`` are the call's inputs and parameters, e.g. ``source=0``) and return a pandas
+    frame, a row per configuration, fastest first; append it to the Parquet file ``table``
+    when given (created if missing).
+
+    Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
+    with the device synchronized; ``ms`` is the median.  A configuration the call refuses
+    (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time.  Columns:
+    ``algorithm``, ``graph`` (``graph_name``), ``config`` (JSON), ``ms``,
+    ``edges_per_s`` (stored edges over the median time), ``status``, ``repeat``,
+    ``device`` and ``backend`` (:func:`onyx_rapids.device.info`), ``attributes_version``,
+    and every attribute of ``g.attributes()`` as ``attr_<key>``.
+
+    >>> import onyx_rapids as onyx
+    >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
+    >>> rows = onyx.tuning.measure(g, "weakly_connected_components", count=2, repeat=1)
+    >>> len(rows), rows["status"].tolist(), bool((rows["ms"] > 0).all())
+    (2, ['ok', 'ok'], True)
+    """
+    import pandas as pd
+
+    from . import device
+
+    spec = registry.get(name)
+    given = {key for key in kwargs if key in {i.name for i in spec.inputs}}
+    configs = sample(name, count, seed, given=given or None, features=_features(kwargs))
+    attrs = {f"attr_{key}": value for key, value in g.attributes().items()
+             if not isinstance(value, (list, dict))}
+    facts = device.info()
+    rows = []
+    for config in configs:
+        row = dict(algorithm=name, graph=graph_name, config=json.dumps(
+            {key: float(v) if isinstance(v, DeltaFactor) else v for key, v in config.items()},
+            sort_keys=True), ms=math.nan, edges_per_s=math.nan, status="ok", repeat=repeat,
+            device=facts["device"], backend=facts["backend"],
+            attributes_version=attrs.get("attr_version"), **attrs)
+        try:
+            options = call_options(name, config, g, kwargs.get("weight"))
+            times = []
+            for i in range(repeat + 1):
+                device.synchronize()
+                start = time.perf_counter()
+                spec.function(g, **kwargs, **options)
+                device.synchronize()
+                if i:  # the first call warms up
+                    times.append((time.perf_counter() - start) * 1e3)
+            row["ms"] = statistics.median(times) if times else math.nan
+            row["edges_per_s"] = g.m / (row["ms"] / 1e3) if times else math.nan
+        except ValueError as e:
+            row["status"] = f"refused: {e}"
+        rows.append(row)
+    frame = pd.DataFrame(rows).sort_values("ms", na_position="last", kind="stable")
+    frame = frame.reset_index(drop=True)
+    if table is not None:
+        if os.path.exists(table):
+            frame = pd.concat([pd.read_parquet(table), frame], ignore_index=True)
+        frame.to_parquet(table, index=False)
+    return frame

@@ -3,6 +3,7 @@ candidates, less the refused combinations and the settings that change nothing; 
 sampled configurations run and give the default call's results."""
 
 import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -105,3 +106,27 @@ def test_sampled_configurations_give_the_default_result(small, name, column, cal
             np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), atol=2e-5)
         else:
             pd.testing.assert_series_equal(got, want, check_dtype=False)
+
+
+def test_measure_appends_a_row_per_configuration(small, tmp_path):
+    table = tmp_path / "train.parquet"
+    rows = tuning.measure(small, "weakly_connected_components", count=2, seed=1, repeat=1,
+                          table=table, graph_name="small")
+    assert len(rows) == 2 and (rows["status"] == "ok").all()
+    assert rows["ms"].is_monotonic_increasing and (rows["ms"] > 0).all()
+    assert np.allclose(rows["edges_per_s"], small.m / (rows["ms"] / 1e3))
+    assert {"algorithm", "graph", "config", "device", "backend", "attributes_version",
+            "attr_n", "attr_out_degree_gini", "attr_diameter_estimate"} <= set(rows.columns)
+    assert rows["attr_m"].tolist() == [small.m] * 2 and set(rows["graph"]) == {"small"}
+    drawn = tuning.sample("weakly_connected_components", 2, seed=1)
+    assert sorted(rows["config"]) == sorted(json.dumps(c, sort_keys=True) for c in drawn)
+    again = tuning.measure(small, "minimum_spanning_tree", count=1, repeat=1, table=table)
+    assert len(again) == 3 and len(pd.read_parquet(table)) == 3  # appended
+    assert again["status"].iloc[-1].startswith("refused: ")  # MST needs an undirected graph
+
+
+def test_measure_records_a_refused_configuration(small, monkeypatch):
+    monkeypatch.setattr(tuning, "sample", lambda *a, **k: [{"delta": -1.0}])
+    rows = tuning.measure(small, "sssp", count=1, repeat=1, source=0)
+    assert rows["status"][0].startswith("refused: ") and "delta" in rows["status"][0]
+    assert np.isnan(rows["ms"][0])
