@@ -179,8 +179,11 @@ def test_every_transport_and_lag_gives_the_same_run(client):
     iterations submitted ahead of the client's stop test) and resident tasks exchanging over
     Dask: the same iterations, rows and exchanged bytes."""
     df = _directed()
+    client.wait_for_workers(2)  # a worker restarted by its nanny (a missed heartbeat under
+    # load) would leave every partition on the other one: a run "local", not over Dask
     g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=3,
                                   directed=True)
+    assert len(set(run._placement(g)[1])) == 2  # the partitions span both workers
     runs = []
     resident = ("dask",) + (("nccl",) if run.nccl_available() else ())
     for transport, lag in (("tasks", 0), ("tasks", 4)) + tuple((t, 0) for t in resident):
