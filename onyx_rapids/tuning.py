@@ -42,7 +42,7 @@ import random
 import statistics
 import time
 
-from . import inputs as input_kinds, registry
+from . import device, inputs as input_kinds, registry
 from .execution import EDGE_ACCESS
 
 __all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "DeltaFactor",
@@ -191,8 +191,6 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
     (2, ['ok', 'ok'], True)
     """
     import pandas as pd
-
-    from . import device
 
     spec = registry.get(name)
     given = {key for key in kwargs if key in {i.name for i in spec.inputs}}

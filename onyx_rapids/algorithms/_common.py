@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .. import frontier, io, profiling
+from .. import device, frontier, io, profiling
 from ..registry import CHANGED, Refuse
 
 
@@ -111,6 +112,23 @@ def choose_direction(g, active, direction, pull_fraction):
         return direction
     touched = int(g.out_degree[frontier.to_mask(active, g.n)].sum())
     return "pull" if touched > pull_fraction * g.m else "push"
+
+
+def cached_build(g, key, build):
+    """(``g.cached(key, build)``, the milliseconds this call spent building it: 0 when the
+    graph's cache held it): a derived graph or layout built once per graph, its build time
+    reported apart from the run (the device synchronized around it)."""
+    built = []
+
+    def timed():
+        device.synchronize()
+        started = time.perf_counter()
+        value = build()
+        device.synchronize()
+        built.append((time.perf_counter() - started) * 1e3)
+        return value
+
+    return g.cached(key, timed), built[0] if built else 0.0
 
 
 def finish(g, name, columns, info: RunInfo, return_info: bool, warn: bool = True,

@@ -51,7 +51,6 @@ spent building the merged graph; 0 when the graph's cache held it).
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,7 +61,7 @@ from ..graph import Graph
 from ..io.arrays import as_array
 from ..kernels import union_find
 from ..kernels.disk_cache import persist
-from ._common import finish
+from ._common import cached_build, finish
 
 __all__ = ["Merged", "components", "knob", "merged", "pagerank", "personalized_pagerank",
            "strong_components"]
@@ -96,13 +95,12 @@ def similar_edges(offsets, indices, sources, threshold, keep):
 @dataclass(frozen=True)
 class Merged:
     """A graph's merged graph: ``graph`` (vertex i is group i), ``group`` (each internal
-    vertex's group), ``share`` (its part of its group's rank: degree / the group's degree)
-    and ``build_ms``."""
+    vertex's group) and ``share`` (its part of its group's rank: degree / the group's
+    degree)."""
 
     graph: Graph
     group: object
     share: object
-    build_ms: float
 
 
 def knob(execution) -> float | None:
@@ -136,8 +134,6 @@ def groups(und, threshold: float):
 
 def _build(g, threshold: float, weights) -> Merged:
     xp = device.xp
-    device.synchronize()
-    started = time.perf_counter()
     und = g.simple_undirected()
     group, k = groups(und, threshold)
     key = group[g.edge_sources] * k + group[g.out_indices]
@@ -149,22 +145,15 @@ def _build(g, threshold: float, weights) -> Merged:
     degree = und.out_degree.astype(np.float64)
     total = xp.bincount(group, weights=degree, minlength=k)[group]
     share = xp.where(total > 0, degree / xp.where(total > 0, total, 1.0), 1.0)
-    device.synchronize()
-    return Merged(h, group, share, (time.perf_counter() - started) * 1e3)
+    return Merged(h, group, share)
 
 
 def merged(g, threshold: float, weights=None, weight_key=None) -> tuple[Merged, float]:
     """The merged graph of ``g`` at ``threshold`` with ``weights`` (the column named
     ``weight_key``; None: unweighted), from the graph's cache, and the milliseconds this call
     spent building it."""
-    built = []
-
-    def build():
-        built.append(_build(g, threshold, weights))
-        return built[0]
-
-    return g.cached(("approximate_graph", float(threshold), weight_key), build), \
-        built[0].build_ms if built else 0.0
+    return cached_build(g, ("approximate_graph", float(threshold), weight_key),
+                        lambda: _build(g, threshold, weights))
 
 
 def _run(g, name, function, execution, return_info, columns, merge, build_ms, **kwargs):

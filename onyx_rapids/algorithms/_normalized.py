@@ -36,7 +36,6 @@ and ``normalize_build_ms`` (this call's milliseconds building it; 0 when the cac
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import numpy as np
 
@@ -44,7 +43,7 @@ from .. import device
 from ..construction import device as device_build
 from ..graph import Graph
 from ..io.arrays import as_array
-from ._common import finish
+from ._common import cached_build, finish
 
 __all__ = ["knob", "normalized", "run"]
 
@@ -103,10 +102,8 @@ def added_edges(offsets, indices, n: int, fraction: float, budget: int, seed: in
     return u[keep], (key % n)[keep], first[keep]
 
 
-def _build(g, fraction: float, weights) -> tuple[Graph, int, float]:
+def _build(g, fraction: float, weights) -> tuple[Graph, int]:
     xp = device.xp
-    device.synchronize()
-    started = time.perf_counter()
     u, w, first = added_edges(g.in_offsets, g.in_indices, g.n, fraction, g.m)
     src, dst = g.edge_sources.astype(np.int64), g.out_indices.astype(np.int64)
     rows = xp.arange(g.m) if g.directed else xp.flatnonzero(src <= dst)  # one copy each
@@ -119,23 +116,14 @@ def _build(g, fraction: float, weights) -> tuple[Graph, int, float]:
     b = device_build.build(g.vertices, src, dst, column, names, directed=g.directed,
                            multigraph=g.multigraph, sides=g.sides, side_names=g.side_names)
     b.vertex_order, b.labels = g.vertex_order, g.id_map.labels
-    h = Graph.from_buffers(b)
-    device.synchronize()
-    return h, int(u.shape[0]), (time.perf_counter() - started) * 1e3
+    return Graph.from_buffers(b), int(u.shape[0])
 
 
 def normalized(g, fraction: float, weights=None, weight_key=None):
     """((the graph with added edges, the edges added), this call's build milliseconds),
     from the graph's cache."""
-    built = []
-
-    def build():
-        h, added, ms = _build(g, fraction, weights)
-        built.append(ms)
-        return h, added
-
-    value = g.cached(("degree_normalization", float(fraction), weight_key), build)
-    return value, built[0] if built else 0.0
+    return cached_build(g, ("degree_normalization", float(fraction), weight_key),
+                        lambda: _build(g, fraction, weights))
 
 
 def run(g, name, function, execution, return_info, columns, *, weights, weight_key,

@@ -36,7 +36,6 @@ graph without replicas: the baseline that isolates the replicas' effect.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,7 +46,7 @@ from ..construction import device as device_build
 from ..kernels.collective import warp_sum
 from ..kernels.disk_cache import persist
 from ..registry import CHANGED, Refuse
-from ._common import RunInfo, finish
+from ._common import RunInfo, cached_build, finish
 
 __all__ = ["CHUNK", "RULES", "Layout", "knob", "layout", "pagerank", "run"]
 
@@ -165,19 +164,9 @@ def _build(g, threshold, weights) -> Layout:
 def layout(g, threshold, weights=None, weight_key=None) -> tuple[Layout, float]:
     """The layout of ``g`` at ``threshold`` (None: none replicated), from the graph's cache,
     and this call's build milliseconds."""
-    built = []
-
-    def build():
-        device.synchronize()
-        started = time.perf_counter()
-        value = _build(g, threshold, weights)
-        device.synchronize()
-        built.append((time.perf_counter() - started) * 1e3)
-        return value
-
     threshold = None if threshold is None else float(threshold)
-    value = g.cached(("replicate_threshold", threshold, weight_key), build)
-    return value, built[0] if built else 0.0
+    return cached_build(g, ("replicate_threshold", threshold, weight_key),
+                        lambda: _build(g, threshold, weights))
 
 
 @persist

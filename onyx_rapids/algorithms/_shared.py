@@ -51,7 +51,6 @@ graph) go from 50 pulls to 14 at 4 rounds.  ``RunInfo.estimate``:
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +60,7 @@ from .. import device, operators as ops, properties as props
 from ..construction import device as device_build
 from ..kernels.disk_cache import persist
 from ..registry import CHANGED, Refuse
-from ._common import RunInfo, finish
+from ._common import RunInfo, cached_build, finish
 
 __all__ = ["BLOCK", "RULES", "Blocks", "blocks", "clustering", "knob", "pagerank"]
 
@@ -135,8 +134,7 @@ class Blocks:
     ``starts[b + 1]``), ``block`` (each vertex's block, -1 for none), the internal in-edges of
     member i at ``offsets[i]`` to ``offsets[i + 1]`` of ``local`` (the source's place in its
     block) and ``share`` (``w / outw`` of the source, float32), the per-edge shares of every
-    in-edge (``g``'s CSC order), ``dangling`` (the vertices of no out-weight) and
-    ``build_ms``."""
+    in-edge (``g``'s CSC order) and ``dangling`` (the vertices of no out-weight)."""
 
     members: object
     starts: object
@@ -146,7 +144,6 @@ class Blocks:
     share: object
     in_share: object
     dangling: object
-    build_ms: float
 
     @property
     def count(self) -> int:
@@ -155,8 +152,6 @@ class Blocks:
 
 def _build(g, threshold: float, weights, size: int) -> Blocks:
     xp = device.xp
-    device.synchronize()
-    started = time.perf_counter()
     und = g.simple_undirected()
     order = device_build.bfs_order(und)
     members = order[clustering(und)[order] >= threshold]  # in breadth-first order
@@ -175,9 +170,8 @@ def _build(g, threshold: float, weights, size: int) -> Blocks:
     inside = inside[xp.argsort(place[dst[inside]], kind="stable")]  # by member
     offsets = xp.searchsorted(place[dst[inside]], xp.arange(k + 1))
     starts = xp.concatenate([xp.arange(0, k, size), xp.full(1, k)])
-    device.synchronize()
     return Blocks(members, starts, block, offsets, (place[src[inside]] % size).astype(np.int32),
-                  in_share[inside], in_share, outw == 0, (time.perf_counter() - started) * 1e3)
+                  in_share[inside], in_share, outw == 0)
 
 
 def blocks(g, threshold: float, weights=None, weight_key=None, size: int = BLOCK):
@@ -185,14 +179,8 @@ def blocks(g, threshold: float, weights=None, weight_key=None, size: int = BLOCK
     :data:`BLOCK`), from the graph's cache, and this call's build milliseconds."""
     if not 1 <= size <= BLOCK:
         raise ValueError(f"size must be in [1, {BLOCK}], got {size}")
-    built = []
-
-    def build():
-        built.append(_build(g, threshold, weights, size))
-        return built[0]
-
-    value = g.cached(("shared_clustering", float(threshold), weight_key, size), build)
-    return value, built[0].build_ms if built else 0.0
+    return cached_build(g, ("shared_clustering", float(threshold), weight_key, size),
+                        lambda: _build(g, threshold, weights, size))
 
 
 @persist
