@@ -183,7 +183,8 @@ def test_every_transport_and_lag_gives_the_same_run(client):
     # load) would leave every partition on the other one: a run "local", not over Dask
     g = odask.Graph.from_edgelist(df, "src", "dst", weight="w0", client=client, npartitions=3,
                                   directed=True)
-    assert len(set(run._placement(g)[1])) == 2  # the partitions span both workers
+    placed = run._placement(g)
+    assert len(set(placed[1])) == 2  # the partitions span both workers
     runs = []
     resident = ("dask",) + (("nccl",) if run.nccl_available() else ())
     for transport, lag in (("tasks", 0), ("tasks", 4)) + tuple((t, 0) for t in resident):
@@ -195,6 +196,9 @@ def test_every_transport_and_lag_gives_the_same_run(client):
                                    transport=transport)))
         finally:
             run.LAG = old
+        # a partition's tasks ran where it lies: still there, and nowhere else
+        assert run._placement(g) == placed
+        assert all(len(h) == 1 for h in client.who_has(g.partitions).values()), transport
     (pr0, pr0_info), (bfs0, bfs0_info) = runs[0]
     assert pr0_info.transport == "tasks" and runs[2][0][1].transport == "dask"
     for (pr, pr_info), (bfs, bfs_info) in runs[1:]:

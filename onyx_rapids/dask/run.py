@@ -181,19 +181,27 @@ def _iterate_tasks(graph, name, start, step, reduce, frame, given, *, max_iter, 
                                 transport="tasks"))
     stage = "the start"
     began = time.perf_counter()
+    addresses, rank_of = _placement(graph)
+
+    def at(p):  # a partition's tasks run where it lies: unrestricted, Dask would copy it to
+        # another worker, and its memory manager may then drop the copy on its home
+        return dict(workers=[addresses[rank_of[p]]], allow_other_workers=False)
+
     try:
-        states = {0: [client.submit(start, parts[p], given[p]) for p in range(P)]}
-        partials = {0: [client.submit(_partial, s) for s in states[0]]}
+        states = {0: [client.submit(start, parts[p], given[p], **at(p)) for p in range(P)]}
+        partials = {0: [client.submit(_partial, s, **at(p)) for p, s in enumerate(states[0])]}
         submitted, done = 0, False
         while True:
             while submitted < min(max_iter, info.iterations + lag):
                 prev, prev_partials = states[submitted], partials[submitted]
                 submitted += 1
-                boxes = [{q: client.submit(_pick, prev[q], p) for q in readers[p]}
+                boxes = [{q: client.submit(_pick, prev[q], p, **at(q)) for q in readers[p]}
                          for p in range(P)]
                 states[submitted] = [client.submit(_advance, step, reduce, parts[p], prev[p],
-                                                   prev_partials, boxes[p]) for p in range(P)]
-                partials[submitted] = [client.submit(_partial, s) for s in states[submitted]]
+                                                   prev_partials, boxes[p], **at(p))
+                                     for p in range(P)]
+                partials[submitted] = [client.submit(_partial, s, **at(p))
+                                       for p, s in enumerate(states[submitted])]
             for old in [i for i in states if i < info.iterations]:
                 del states[old], partials[old]  # read and built upon: Dask may free them
             read = client.gather(partials[info.iterations])
@@ -214,7 +222,7 @@ def _iterate_tasks(graph, name, start, step, reduce, frame, given, *, max_iter, 
         partials.clear()
         info.converged = bool(done)
         stage = "the result frame"
-        frames = [client.submit(frame, parts[p], final[p]) for p in range(P)]
+        frames = [client.submit(frame, parts[p], final[p], **at(p)) for p in range(P)]
         meta = client.submit(_meta, frames[0]).result()
     except errors as e:
         raise _fail(name, stage, e) from e
