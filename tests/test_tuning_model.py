@@ -1,0 +1,271 @@
+"""The tuning model (issue 38, onyx_rapids.tuning_model) on a synthetic training table whose
+fastest configuration follows a known rule of two attributes: trained trees and regressors
+recover it on held-out graphs, the exported arrays predict as scikit-learn does, the JSON file
+round-trips and every malformed file is refused by name; unusable rows are ignored."""
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+
+from onyx_rapids import tuning_model as tm  # noqa: E402
+
+NAME = "pagerank"
+CONFIGS = [{}, {"direction": "push"}, {"direction": "pull"},
+           {"block_size": 128, "direction": "push"}, {"change_driven": True},
+           {"direction": "auto", "pull_fraction": 0.05}]
+# slowdown of each configuration against the fastest, in each region of the rule
+FACTORS = {3: [2.5, 1.6, 1.8, 1.0, 1.9, 1.7],
+           2: [2.5, 1.9, 1.0, 1.8, 1.6, 1.4],
+           4: [2.5, 1.7, 1.6, 1.9, 1.0, 1.8]}
+
+
+def fastest(attrs):
+    """The rule: low-skew graphs push with 128-thread blocks; skewed dense ones pull; skewed
+    sparse ones run change-driven."""
+    if attrs["out_degree_skew"] < 1.5:
+        return 3
+    return 2 if attrs["density"] >= 1e-3 else 4
+
+
+def fake_attributes(rng, kind):
+    attrs = {key: float(rng.uniform(0, 1)) for key in tm.FEATURES}
+    n = int(rng.integers(1_000, 1_000_000))
+    attrs.update(version=1, n=n, kind=kind, weighted=bool(rng.integers(2)), multigraph=False,
+                 density=float(10 ** rng.uniform(-5, -1)),
+                 out_degree_skew=float(rng.uniform(0, 4)), out_degree_max=int(rng.integers(1, n)),
+                 left_n=None, left_degree_mean=None, left_degree_max=None, right_n=None,
+                 right_degree_mean=None, right_degree_max=None, weight_mean=None,
+                 diameter_estimate=int(rng.integers(2, 40)), clustering_exact=False)
+    return attrs
+
+
+def synthetic_table(graphs, seed, prefix="g"):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(graphs):
+        attrs = fake_attributes(rng, ("directed", "undirected")[i % 2])
+        base = attrs["n"] / 1e5
+        factors = FACTORS[fastest(attrs)]
+        common = dict(algorithm=NAME, graph=f"{prefix}{i}", repeat=3, device="NVIDIA H200",
+                      backend="gpu", attributes_version=1,
+                      **{f"attr_{k}": v for k, v in attrs.items()})
+        for config, factor in zip(CONFIGS, factors):
+            ms = base * factor * math.exp(rng.normal(0, 0.02))
+            rows.append(dict(common, config=json.dumps(config, sort_keys=True), ms=ms,
+                             status="ok", agrees=True))
+        # unusable rows, each faster than any usable one: they must be ignored
+        rows.append(dict(common, config='{"fused": true}', ms=math.nan,
+                         status="refused: fused", agrees=True))
+        rows.append(dict(common, config='{"fused": false}', ms=base * 0.01,
+                         status="refused: odd", agrees=True))
+        rows.append(dict(common, config='{"fold": true}', ms=base * 0.01, status="ok",
+                         agrees=False))
+        rows.append(dict(common, config='{"fold": false}', ms=math.inf, status="ok",
+                         agrees=True))
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def train_table():
+    return synthetic_table(30, seed=1)
+
+
+@pytest.fixture(scope="module")
+def test_table():
+    return synthetic_table(20, seed=2, prefix="held")
+
+
+@pytest.fixture(scope="module")
+def model(train_table):
+    return tm.train(train_table, seed=0)
+
+
+def test_unusable_rows_are_ignored(model):
+    assert model.algorithms == [NAME]
+    pool = model.pool(NAME)
+    assert pool[0] == {} and sorted(map(json.dumps, pool)) == sorted(map(json.dumps, CONFIGS))
+    assert model.meta["device"] == "NVIDIA H200" and model.meta["backend"] == "gpu"
+    assert len(model.meta["graphs"]) == 30 and model.meta["attributes_version"] == 1
+
+
+def test_the_rule_is_recovered_on_held_out_graphs(model, test_table):
+    scores = tm.evaluate(model, test_table)
+    assert len(scores) == 20 and scores["best_config"].map(json.loads).isin(CONFIGS).all()
+    mean = scores[["defaults", "most_frequent", "tree", "top1", "top3"]].mean()
+    assert mean["defaults"] == pytest.approx(100 / 2.5, rel=0.05)
+    # the trees see 15 graphs of a kind each: a few held-out graphs fall across a boundary
+    assert mean["top3"] >= 99 and mean["top1"] >= 95 and mean["tree"] >= 80, mean
+    assert mean["most_frequent"] < 85, mean
+    reg = model._doc["algorithms"][NAME]["regressor"]
+    assert set(reg["scores"]) == {"gbm", "mlp"} and max(reg["scores"].values()) >= 0.95
+    assert reg["kind"] == max(reg["scores"], key=lambda k: (reg["scores"][k], k == "gbm"))
+    text = model.describe(NAME)
+    assert "tree (directed)" in text and "out_degree_skew" in text and "regressor:" in text
+
+
+def test_tree_choice_and_rank_follow_the_rule(model, test_table):
+    for _, rows in test_table.groupby("graph"):
+        attrs = tm._graph_attributes(rows)
+        best = CONFIGS[fastest(attrs)]
+        assert best in model.rank(NAME, attrs)[:3]
+    assert model.most_frequent(NAME) in [CONFIGS[i] for i in FACTORS]
+
+
+def test_training_graphs_are_refused_by_evaluate(model, train_table):
+    with pytest.raises(ValueError, match="trained on"):
+        tm.evaluate(model, train_table)
+    assert len(tm.evaluate(model, train_table, in_sample=True)) == 30
+
+
+def test_exported_arrays_predict_as_scikit_learn(model, train_table, test_table):
+    fitted = model._estimators[NAME]
+    algo = model._algos[NAME]
+    X_attr = np.array([tm.attribute_vector(tm._graph_attributes(r))
+                       for _, r in test_table.groupby("graph")])
+    for kind, clf in fitted["trees"].items():
+        tree = algo["trees"][kind]
+        leaves = tm._leaves(tree, X_attr)
+        assert (tree["classes"][tree["value"][leaves].argmax(axis=1)] == clf.predict(X_attr)).all()
+    X = np.hstack([np.repeat(X_attr, len(CONFIGS), axis=0),
+                   np.tile(algo["config_matrix"], (len(X_attr), 1))])
+    for kind, export in (("gbm", tm._export_gbm), ("mlp", tm._export_mlp)):
+        parsed = tm._parse_regressor(tm._Reader("x"), {**export(fitted[kind]), "scores": {}},
+                                     "r", X.shape[1], len(CONFIGS))
+        np.testing.assert_allclose(tm._predict_regressor(parsed, X), fitted[kind].predict(X),
+                                   rtol=0, atol=1e-9)
+
+
+def test_save_and_load_round_trip(model, test_table, tmp_path):
+    path = tmp_path / "model.json"
+    model.save(path)
+    loaded = tm.load_model(path)
+    assert loaded.meta == model.meta and loaded.describe(NAME) == model.describe(NAME)
+    for _, rows in test_table.groupby("graph"):
+        attrs = tm._graph_attributes(rows)
+        assert loaded.rank(NAME, attrs) == model.rank(NAME, attrs)
+        np.testing.assert_array_equal(loaded.predict(NAME, attrs), model.predict(NAME, attrs))
+        assert loaded.tree_choice(NAME, attrs) == model.tree_choice(NAME, attrs)
+
+
+def test_rank_needs_no_scikit_learn(model, test_table, tmp_path):
+    path = tmp_path / "model.json"
+    model.save(path)
+    attrs = tm._graph_attributes(test_table[test_table["graph"] == "held0"])
+    script = (
+        "import json, sys; sys.modules['sklearn'] = None\n"
+        "from onyx_rapids import tuning_model as tm\n"
+        f"m = tm.load_model({str(path)!r})\n"
+        f"a = json.loads({json.dumps(json.dumps(attrs))})\n"
+        "print(json.dumps([m.rank('pagerank', a), m.tree_choice('pagerank', a)]))\n"
+        "assert not [k for k in sys.modules if k.startswith('sklearn.')]\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out) == [model.rank(NAME, attrs), model.tree_choice(NAME, attrs)]
+
+
+def _corrupt(doc, how):
+    algo = doc["algorithms"][NAME]
+    tree = next(t for t in algo["trees"].values() if "constant" not in t)
+    reg = algo["regressor"]
+    if how == "format":
+        doc["format"] = "something-else"
+    elif how == "version":
+        doc["format_version"] = 2
+    elif how == "missing key":
+        del algo["regressor"]
+    elif how == "missing array":
+        del tree["threshold"]
+    elif how == "bad shape":
+        tree["children_right"] = tree["children_right"][:-1]
+    elif how == "wrong type":
+        tree["threshold"] = ["a"] * len(tree["threshold"])
+    elif how == "bad child":
+        tree["children_left"][0] = 0
+    elif how == "bad regressor":
+        if reg["kind"] == "mlp":
+            reg["coefs"][0] = reg["coefs"][0][:-1]
+        else:
+            reg["stages"][0]["feature"][0] = 10_000
+    elif how == "pool":
+        algo["pool"][1] = "not json"
+    elif how == "features":
+        doc["features"] = doc["features"][::-1]
+    return doc
+
+
+@pytest.mark.parametrize("how, message", [
+    ("format", "format 'something-else'"),
+    ("version", "format_version 2, this onyx_rapids reads 1"),
+    ("missing key", "has no 'regressor'"), ("missing array", "has no 'threshold'"),
+    ("bad shape", "children_right has shape"), ("wrong type", "threshold holds"),
+    ("bad child", "out of range"), ("bad regressor", "regressor"), ("pool", "pool"),
+    ("features", "features differ")])
+def test_a_malformed_file_raises_model_error_naming_it(model, tmp_path, how, message):
+    path = tmp_path / "model.json"
+    model.save(path)
+    path.write_text(json.dumps(_corrupt(json.loads(path.read_text()), how)))
+    with pytest.raises(tm.ModelError, match=f"model file {path}: .*{message}"):
+        tm.load_model(path)
+
+
+def test_not_json_and_missing_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(tm.ModelError, match=f"model file {bad}: not JSON"):
+        tm.load_model(bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(tm.ModelError, match=f"model file {bad}: not a tuning model"):
+        tm.load_model(bad)
+    with pytest.raises(FileNotFoundError, match=str(tmp_path / "none.json")):
+        tm.load_model(tmp_path / "none.json")
+
+
+def test_default_model_path(monkeypatch, tmp_path):
+    monkeypatch.delenv(tm.MODEL_ENV, raising=False)
+    assert tm.default_model_path().parts[-4:] == ("onyx_rapids", "data", "tuning", "model.json")
+    monkeypatch.setenv(tm.MODEL_ENV, str(tmp_path / "m.json"))
+    assert tm.default_model_path() == tmp_path / "m.json"
+
+
+def test_attributes_must_match_the_model(model, test_table):
+    attrs = tm._graph_attributes(test_table[test_table["graph"] == "held0"])
+    with pytest.raises(ValueError, match="attributes version 2"):
+        model.rank(NAME, dict(attrs, version=2))
+    with pytest.raises(ValueError, match="lack density"):
+        model.rank(NAME, {k: v for k, v in attrs.items() if k != "density"})
+    with pytest.raises(ValueError, match="no algorithm 'bfs'"):
+        model.rank("bfs", attrs)
+
+
+def test_a_table_mixing_devices_or_graphs_is_refused(train_table):
+    mixed = train_table.copy()
+    mixed.loc[mixed["graph"] == "g0", "device"] = "NVIDIA H100"
+    with pytest.raises(ValueError, match="2 values of device"):
+        tm.train(mixed)
+    mixed = train_table.copy()
+    mixed.loc[mixed.index[:2], "attr_n"] = [10, 20]  # two graphs named g0
+    with pytest.raises(ValueError, match="different attributes in different rows: g0"):
+        tm.train(mixed)
+
+
+def test_parquet_paths_and_constant_cases(tmp_path):
+    # one graph per kind and a single configuration: constant trees and regressor
+    table = synthetic_table(2, seed=3)
+    table = table[table["config"].isin(["{}", '{"fused": true}'])]
+    path = tmp_path / "t.parquet"
+    table.to_parquet(path, index=False)
+    model = tm.train([path])
+    assert model.pool(NAME) == [{}] and model._doc["algorithms"][NAME]["regressor"]["kind"] \
+        == "constant"
+    attrs = tm._graph_attributes(table.iloc[:1])
+    assert model.rank(NAME, attrs) == [{}] and model.tree_choice(NAME, attrs) == {}
+    assert model.tree_choice(NAME, dict(attrs, kind="bipartite")) == {}  # no tree: most frequent
+    model.save(tmp_path / "m.json")
+    assert tm.load_model(tmp_path / "m.json").rank(NAME, attrs) == [{}]
