@@ -67,14 +67,23 @@ KINDS = {
                  "= lengths (needs scipy)"),
     "ratings": ("ratings:USERS:ITEMS:RATINGS", "bipartite ratings graph (skewed item "
                 "popularity, ratings 1..5 as weights), undirected; ALS runs on it"),
+    "powerlaw": ("powerlaw:N:AVG_DEGREE:EXPONENT", "Chung-Lu power law: N vertices, "
+                 "AVG_DEGREE stored edges per vertex, expected degrees ~ rank**(-1 / "
+                 "(EXPONENT - 1)) (EXPONENT > 2; smaller: more skewed), directed, simple"),
+    "smallworld": ("smallworld:N:K:P", "Watts-Strogatz: a ring of N vertices each joined to "
+                   "its K nearest (K even), every edge's far end rewired with probability P; "
+                   "undirected, simple"),
     "parquet": ("parquet:PATH[:SRC:DST[:WEIGHT]]", "your Parquet edge list (columns default "
                 "src, dst; optional weight column)"),
 }
 FIELDS = {"rmat": (("scale", 1, 31), ("edge_factor", 1, None)), "er": (("n", 2, None),
           ("avg_degree", 0, None)), "grid": (("side", 2, 46340),),
           "road": (("side", 2, 46340), ("drop", 0, None)), "delaunay": (("n", 3, None),),
-          "ratings": (("users", 1, None), ("items", 1, None), ("ratings", 1, None))}
-SEED = 0
+          "ratings": (("users", 1, None), ("items", 1, None), ("ratings", 1, None)),
+          "powerlaw": (("n", 2, None), ("avg_degree", 0, None), ("exponent", 2, None)),
+          "smallworld": (("n", 3, None), ("k", 2, None), ("p", 0, 1))}
+SEED = 0  # every generator's seed, unless a spec ends in "~SEED"
+FLOATS = ("avg_degree", "drop", "exponent", "p")  # the fields that are numbers, not integers
 WEIGHT_LOW = 0.1
 ORDERS = ("degree", "bfs")  # vertex orders a spec may ask for after "@" (Graph.reorder)
 
@@ -137,6 +146,12 @@ def parse_spec(text) -> GraphSpec:
         raise ValueError(f"graph spec {text!r}: empty; expected one of "
                          + ", ".join(s for s, _ in KINDS.values()))
     text = text.strip()
+    head, tilde, seed = text.rpartition("~")
+    if tilde and "@" not in seed and not text.lower().startswith("parquet:"):
+        if not seed.strip().isdigit():
+            raise _bad(text, f"the seed after '~' must be a non-negative integer, got {seed!r}")
+        spec = parse_spec(head)
+        return GraphSpec(text, spec.kind, {**spec.params, "seed": int(seed)})
     head, at, order = text.rpartition("@")
     if at and order.strip().lower() in ORDERS:
         spec = parse_spec(head)
@@ -167,19 +182,24 @@ def parse_spec(text) -> GraphSpec:
     params = {}
     for (name, low, high), value in zip(spec, values):
         try:
-            v = float(value) if name in ("avg_degree", "drop") else int(value.strip())
+            v = float(value) if name in FLOATS else int(value.strip())
         except ValueError:
             raise _bad(text, f"{name.upper()} must be a number, got {value!r}") from None
-        if not (v > low if name == "avg_degree" else v >= low) or (high and v > high) \
+        above = name in ("avg_degree", "exponent")
+        if not (v > low if above else v >= low) or (high and v > high) \
                 or not math.isfinite(v) or (name == "drop" and v >= 1):
             bound = " and < 1" if name == "drop" else f" and <= {high}" if high else ""
-            raise _bad(text, f"{name.upper()} must be {'>' if name == 'avg_degree' else '>='} "
+            raise _bad(text, f"{name.upper()} must be {'>' if above else '>='} "
                              f"{low}{bound}, got {value!r}")
         params[name] = int(v) if name == "avg_degree" and v == int(v) else v
     if skew is not None:
         params["a"] = skew
     if kind == "er" and params["avg_degree"] > params["n"] - 1:
         raise _bad(text, f"AVG_DEGREE {params['avg_degree']} exceeds N - 1 = {params['n'] - 1}")
+    if kind == "smallworld" and (params["k"] % 2 or params["k"] >= params["n"]):
+        raise _bad(text, f"K must be even and below N, got {params['k']}")
+    if kind == "powerlaw" and params["avg_degree"] > (params["n"] - 1) / 4:
+        raise _bad(text, f"AVG_DEGREE {params['avg_degree']} exceeds (N - 1) / 4")
     if kind == "ratings" and params["ratings"] > params["users"] * params["items"]:
         raise _bad(text, f"RATINGS {params['ratings']} exceeds USERS x ITEMS = "
                          f"{params['users'] * params['items']}")
@@ -235,6 +255,40 @@ def er_edges(n: int, m: int, *, directed: bool, seed: int = SEED):
     return keys // n, keys % n
 
 
+def powerlaw_edges(n: int, m: int, exponent: float, seed: int = SEED):
+    """Chung-Lu: ``m`` distinct directed edges, both ends drawn with probability ~ a
+    vertex's expected degree ``(rank + 1) ** (-1 / (exponent - 1))`` (ranks shuffled, so hubs
+    are not the small ids), no self-loops."""
+    rng = np.random.default_rng([seed, 13])
+    expected = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
+    cdf = np.cumsum(expected[rng.permutation(n)])
+    cdf /= cdf[-1]
+
+    def draw(size):
+        u = np.minimum(np.searchsorted(cdf, rng.random(size)), n - 1).astype(np.int64)
+        v = np.minimum(np.searchsorted(cdf, rng.random(size)), n - 1).astype(np.int64)
+        keep = u != v
+        return u[keep] * n + v[keep]
+
+    keys = _distinct(draw, m)
+    return keys // n, keys % n
+
+
+def smallworld_edges(n: int, k: int, p: float, seed: int = SEED):
+    """Watts-Strogatz: vertex i joined to i + 1 .. i + k/2 (mod n); each edge's far end
+    replaced with probability ``p`` by a uniform vertex (self-loops and duplicates dropped
+    after rewiring); each undirected edge once, smaller id first."""
+    rng = np.random.default_rng([seed, 17])
+    u = np.repeat(np.arange(n, dtype=np.int64), k // 2)
+    v = (u + np.tile(np.arange(1, k // 2 + 1, dtype=np.int64), n)) % n
+    rewire = rng.random(u.size) < p
+    v[rewire] = rng.integers(0, n, size=int(rewire.sum()), dtype=np.int64)
+    keep = u != v
+    lo, hi = np.minimum(u[keep], v[keep]), np.maximum(u[keep], v[keep])
+    keys = unique(lo * n + hi)
+    return keys // n, keys % n
+
+
 def ratings_frame(users: int, items: int, m: int, seed: int = SEED) -> pd.DataFrame:
     """``m`` distinct ratings: ``src`` users ``0..users-1``, ``dst`` items ``users..``, float32
     ``rating`` 1..5; item index ``floor(items * u**2)`` (skewed popularity)."""
@@ -285,9 +339,10 @@ def edge_frame(spec, *, undirected: bool):
     if not isinstance(spec, GraphSpec):
         spec = parse_spec(spec)
     p, kind = spec.params, spec.kind
+    seed = p.get("seed", SEED)
     kw = {"weight": "weight", "directed": False}
     if kind == "rmat":
-        df = datasets.rmat(p["scale"], p["edge_factor"], seed=SEED, a=p.get("a", 0.57))
+        df = datasets.rmat(p["scale"], p["edge_factor"], seed=seed, a=p.get("a", 0.57))
         src, dst = df["src"].to_numpy(), df["dst"].to_numpy()
         raw = len(df)
         del df
@@ -306,7 +361,7 @@ def edge_frame(spec, *, undirected: bool):
     elif kind == "er":
         n, d = p["n"], float(p["avg_degree"])
         m = max(1, round(n * d if not undirected else n * d / 2))
-        src, dst = er_edges(n, m, directed=not undirected)
+        src, dst = er_edges(n, m, directed=not undirected, seed=seed)
         cols = {"src": src, "dst": dst}
         kw["directed"] = not undirected
         if undirected:
@@ -314,33 +369,50 @@ def edge_frame(spec, *, undirected: bool):
         facts = {"generator": "Erdos-Renyi G(n, m), simple"}
     elif kind in ("grid", "road"):
         side = p["side"]
-        df = datasets.grid_2d(side, side, weighted=not undirected, seed=SEED)
+        df = datasets.grid_2d(side, side, weighted=not undirected, seed=seed)
         cols = {c: df[c].to_numpy() for c in df.columns}
         if undirected:
             kw.update(weight=None, vertices=np.arange(side * side, dtype=np.int64))
         facts = {"generator": "grid_2d, 4-neighbour", "diameter_hops": 2 * (side - 1)}
         if kind == "road":
-            keep = np.random.default_rng(SEED + 1).random(len(df)) >= p["drop"]
+            keep = np.random.default_rng(seed + 1).random(len(df)) >= p["drop"]
             cols = {c: v[keep] for c, v in cols.items()}
             # directed mode: the vertices are the ids with an edge (as cuGraph's graph)
             facts = {"generator": f"grid_2d, 4-neighbour, {p['drop']:g} of the edges deleted"}
     elif kind == "delaunay":
-        src, dst, length = delaunay_edges(p["n"])
+        src, dst, length = delaunay_edges(p["n"], seed=seed)
         cols = {"src": src, "dst": dst}
         if undirected:
             kw.update(weight=None, vertices=np.arange(p["n"], dtype=np.int64))
         else:
             cols["weight"] = length
         facts = {"generator": "Delaunay triangulation of uniform points"}
+    elif kind == "powerlaw":
+        n = p["n"]
+        m = max(1, round(n * float(p["avg_degree"]) / (2 if undirected else 1)))
+        src, dst = powerlaw_edges(n, m, float(p["exponent"]), seed=seed)
+        if undirected:  # each pair once
+            keys = unique(np.minimum(src, dst) * n + np.maximum(src, dst))
+            src, dst = keys // n, keys % n
+            kw.update(weight=None, vertices=np.arange(n, dtype=np.int64))
+        cols = {"src": src, "dst": dst}
+        kw["directed"] = not undirected
+        facts = {"generator": f"Chung-Lu power law, exponent {p['exponent']:g}, simple"}
+    elif kind == "smallworld":
+        src, dst = smallworld_edges(p["n"], p["k"], float(p["p"]), seed=seed)
+        cols = {"src": src, "dst": dst}
+        if undirected:
+            kw.update(weight=None, vertices=np.arange(p["n"], dtype=np.int64))
+        facts = {"generator": f"Watts-Strogatz, k {p['k']}, rewired {p['p']:g}"}
     else:  # ratings
-        df = ratings_frame(p["users"], p["items"], p["ratings"])
+        df = ratings_frame(p["users"], p["items"], p["ratings"], seed=seed)
         cols = {c: df[c].to_numpy() for c in df.columns}
         kw["weight"] = "rating"
         if undirected:
             kw["vertices"] = np.arange(p["users"] + p["items"], dtype=np.int64)
         facts = {"generator": "bipartite ratings, users uniform, items ~ u**2, ratings 1..5"}
     if kw["weight"] == "weight" and "weight" not in cols:
-        cols["weight"] = uniform_weights(len(cols["src"]))
+        cols["weight"] = uniform_weights(len(cols["src"]), seed=seed)
     if undirected and kind == "rmat" and "multigraph" in inspect.signature(
             Graph.from_edgelist).parameters:
         kw["multigraph"] = True
@@ -427,7 +499,8 @@ def build(spec, *, undirected: bool = False, log=None):
     log = log or (lambda msg: None)
     log(f"graph {spec.text}: generating ({'undirected' if undirected else 'directed'} mode)")
     t = time.perf_counter()
-    extra = {"seed": SEED, "mode": "undirected" if undirected else "directed"}
+    extra = {"seed": spec.params.get("seed", SEED),
+             "mode": "undirected" if undirected else "directed"}
     if spec.kind == "parquet":
         p = spec.params
         try:

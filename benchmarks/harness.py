@@ -35,7 +35,7 @@ from onyx_rapids import memory
 
 from . import common, graphs, peers
 from .suites import (ablation, approximate, construction, hostmem, multigpu, networkx,
-                     outofcore, spmm, traversal)
+                     outofcore, spmm, traversal, tuning)
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,12 @@ SUITES = {s.name: s for s in (
           approximate.measure, approximate.algorithms, "rmat:22,grid:2048,er:4194304:16",
           "rmat:3:4", 5, False, alternative="exact call", ks=(4,), quick_ks=(2,),
           finish=approximate.finish, report=approximate.report, plot=approximate.plot),
+    Suite("tuning", "the autotuner's training table (issue 38): every configuration of each "
+          "tuned algorithm's pool (onyx_rapids.tuning.pool) timed and checked against the "
+          "defaults on the training corpus (--graphs: the held-out set, "
+          "benchmarks.suites.tuning.HELD_OUT), with the graphs' attributes and their cost",
+          tuning.measure, tuning.algorithms, tuning.TRAINING, "rmat:4:4,grid:4", 3, False,
+          alternative="best configuration", ks=(32,), quick_ks=(2,)),
 )}
 
 

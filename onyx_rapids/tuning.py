@@ -45,8 +45,9 @@ import time
 from . import device, inputs as input_kinds, registry
 from .execution import EDGE_ACCESS
 
-__all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "DeltaFactor",
-           "call_options", "measure", "sample", "space"]
+__all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "POOL_RANDOM",
+           "DeltaFactor", "call_options", "canonical", "config_json", "measure", "pool",
+           "sample", "space"]
 
 #: The values the tuner tries for each execution option (None: the library's choice).  Numeric
 #: options take a few values around their default; the choices take all their values.
@@ -84,6 +85,9 @@ PARAMETERS = {
     "weakly_connected_components": {"method": ("hook", "propagate")},
     "sssp": {"delta": tuple(DeltaFactor(f) for f in (0.25, 1.0, 4.0))},
 }
+#: Each parameter's value that runs as the call without it (sssp's default delta, union-find).
+PARAMETER_DEFAULTS = {"weakly_connected_components": {"method": "hook"},
+                      "sssp": {"delta": DeltaFactor(1.0)}}
 #: (algorithm, parameter, value) -> the only execution options a run with that value takes
 #: (the function refuses the others itself: union-find has no rounds to direct).
 PARAMETER_OPTIONS = {("weakly_connected_components", "method", "hook"): {"block_size"}}
@@ -150,6 +154,55 @@ def sample(name: str, count: int, seed: int = 0, given=None, features: int = 1) 
     return random.Random(seed).sample(configs, count)
 
 
+#: Random configurations a :func:`pool` adds to the one-option ones.
+POOL_RANDOM = 16
+
+
+def canonical(config: dict, name: str | None = None) -> dict:
+    """``config`` less the options set to :class:`~onyx_rapids.execution.Execution`'s
+    defaults and the parameters of algorithm ``name`` set to :data:`PARAMETER_DEFAULTS` (a
+    configuration names only what it changes; ``{}`` is the library's defaults)."""
+    from .execution import _DEFAULTS
+
+    defaults = dict(_DEFAULTS, **PARAMETER_DEFAULTS.get(name, {}))
+    return {key: value for key, value in config.items()
+            if not (key in defaults and value == defaults[key] and value is not None)}
+
+
+def config_json(config: dict, name: str | None = None) -> str:
+    """The canonical JSON text of a configuration (sssp's :class:`DeltaFactor` as its number),
+    the key of a configuration in a training table and a model."""
+    return json.dumps({key: float(v) if isinstance(v, DeltaFactor) else v
+                       for key, v in canonical(config, name).items()}, sort_keys=True)
+
+
+def pool(name: str, given=None, features: int = 1, random_count: int = POOL_RANDOM,
+         seed: int = 0) -> list[dict]:
+    """The configurations the autotuner measures on every graph of a training corpus: the
+    defaults (``{}``) first, then every configuration of :func:`space` that changes one option
+    or parameter from them, then ``random_count`` more drawn from the rest (seeded); all
+    canonical (:func:`canonical`).  One pool per (algorithm, inputs, features) keeps every
+    graph's measurements comparable: a graph's peak is the best of the pool.
+
+    >>> from onyx_rapids import tuning
+    >>> p = tuning.pool("weakly_connected_components", random_count=2)
+    >>> p[0], {"method": "hook"} in p, len(p) == len({tuning.config_json(c) for c in p})
+    ({}, True, True)
+    """
+    configs = [canonical(c, name) for c in space(name, given, features)]
+    out = [{}]
+    out += [c for c in configs if len(c) == 1]
+    rest = [c for c in configs if len(c) > 1]
+    out += random.Random(seed).sample(rest, min(random_count, len(rest)))
+    seen, unique = set(), []
+    for c in out:
+        key = config_json(c, name)
+        if key not in seen:
+            seen.add(key)
+            unique.append(c)
+    return unique
+
+
 def call_options(name: str, config: dict, g=None, weight=None) -> dict:
     """The keywords of a call running ``config``: sssp's :class:`DeltaFactor` times its
     default delta on ``g`` (with ``weight``, as the call's)."""
@@ -170,16 +223,19 @@ def _features(kwargs) -> int:
 
 
 def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, table=None,
-            graph_name: str = "", **kwargs):
-    """Time ``count`` sampled configurations of algorithm ``name`` on ``g`` (:func:`sample`;
-    ``kwargs`` are the call's inputs and parameters, e.g. ``source=0``) and return a pandas
-    frame, a row per configuration, fastest first; append it to the Parquet file ``table``
-    when given (created if missing).
+            graph_name: str = "", configs=None, check=None, **kwargs):
+    """Time configurations of algorithm ``name`` on ``g`` (``configs``, default ``count``
+    sampled by :func:`sample`; ``kwargs`` are the call's inputs and parameters, e.g.
+    ``source=0``) and return a pandas frame, a row per configuration, fastest first; append it
+    to the Parquet file ``table`` when given (created if missing).
 
     Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
     with the device synchronized; ``ms`` is the median.  A configuration the call refuses
-    (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time.  Columns:
-    ``algorithm``, ``graph`` (``graph_name``), ``config`` (JSON), ``ms``,
+    (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time.  ``check``, a
+    function ``check(reference, result) -> (ok, detail)`` of two result frames, compares every
+    configuration's warm-up result with the first configuration's (columns ``agrees`` and
+    ``check_detail``): a configuration must compute what the defaults compute.  Columns:
+    ``algorithm``, ``graph`` (``graph_name``), ``config`` (:func:`config_json`), ``ms``,
     ``edges_per_s`` (stored edges over the median time), ``status``, ``repeat``,
     ``device`` and ``backend`` (:func:`onyx_rapids.device.info`), ``attributes_version``,
     and every attribute of ``g.attributes()`` as ``attr_<key>``.
@@ -193,32 +249,42 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
     import pandas as pd
 
     spec = registry.get(name)
-    given = {key for key in kwargs if key in {i.name for i in spec.inputs}}
-    configs = sample(name, count, seed, given=given or None, features=_features(kwargs))
+    if configs is None:
+        given = {key for key in kwargs if key in {i.name for i in spec.inputs}}
+        configs = sample(name, count, seed, given=given or None, features=_features(kwargs))
     attrs = {f"attr_{key}": value for key, value in g.attributes().items()
              if not isinstance(value, (list, dict))}
     facts = device.info()
-    rows = []
-    for config in configs:
-        row = dict(algorithm=name, graph=graph_name, config=json.dumps(
-            {key: float(v) if isinstance(v, DeltaFactor) else v for key, v in config.items()},
-            sort_keys=True), ms=math.nan, edges_per_s=math.nan, status="ok", repeat=repeat,
-            device=facts["device"], backend=facts["backend"],
-            attributes_version=attrs.get("attr_version"), **attrs)
+    rows, reference = [], None
+    for index, config in enumerate(configs):
+        row = dict(algorithm=name, graph=graph_name, config=config_json(config, name),
+                   ms=math.nan, edges_per_s=math.nan, status="ok", repeat=repeat,
+                   device=facts["device"], backend=facts["backend"],
+                   attributes_version=attrs.get("attr_version"), **attrs)
+        out = result = None
         try:
             options = call_options(name, config, g, kwargs.get("weight"))
             times = []
             for i in range(repeat + 1):
                 device.synchronize()
                 start = time.perf_counter()
-                spec.function(g, **kwargs, **options)
+                out = spec.function(g, **kwargs, **options)
                 device.synchronize()
                 if i:  # the first call warms up
                     times.append((time.perf_counter() - start) * 1e3)
+                else:
+                    result = out
             row["ms"] = statistics.median(times) if times else math.nan
             row["edges_per_s"] = g.m / (row["ms"] / 1e3) if times else math.nan
         except ValueError as e:
             row["status"] = f"refused: {e}"
+        if check is not None:
+            if index == 0:
+                reference = result
+            ok, detail = (False, "no result") if result is None or reference is None else \
+                check(reference, result)
+            row.update(agrees=bool(ok), check_detail=str(detail))
+        out = result = None  # only the reference is kept (device memory)
         rows.append(row)
     frame = pd.DataFrame(rows).sort_values("ms", na_position="last", kind="stable")
     frame = frame.reset_index(drop=True)

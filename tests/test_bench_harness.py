@@ -31,6 +31,10 @@ from onyx_rapids import device, inputs  # noqa: E402
     ("ratings:6:4:12", "ratings", {"users": 6, "items": 4, "ratings": 12}),
     ("rmat:3:2:0.45@degree", "rmat", {"scale": 3, "edge_factor": 2, "a": 0.45,
                                       "order": "degree"}),
+    ("powerlaw:100:4:2.5", "powerlaw", {"n": 100, "avg_degree": 4, "exponent": 2.5}),
+    ("smallworld:100:6:0.1", "smallworld", {"n": 100, "k": 6, "p": 0.1}),
+    ("er:100:2.5~7", "er", {"n": 100, "avg_degree": 2.5, "seed": 7}),
+    ("rmat:3:2~1@bfs", "rmat", {"scale": 3, "edge_factor": 2, "seed": 1, "order": "bfs"}),
 ])
 def test_good_specs_parse(text, kind, params):
     spec = graphs.parse_spec(text)
@@ -43,12 +47,33 @@ def test_good_specs_parse(text, kind, params):
     ("er:10:20", "exceeds N - 1"), ("ratings:2:2:5", "exceeds USERS x ITEMS"),
     ("grid:1", "SIDE must be >= 2"), ("rmat:3:2:0.7", "A must be in [0.25, 0.62]"),
     ("parquet:/no/such.parquet", "no such Parquet"), ("road:4:1", "DROP must be >= 0 and < 1"),
-    ("road:4", "expected road:SIDE:DROP"),
+    ("road:4", "expected road:SIDE:DROP"), ("powerlaw:100:4:2", "EXPONENT must be > 2"),
+    ("powerlaw:100:30:2.5", "exceeds (N - 1) / 4"), ("smallworld:100:5:0.1", "K must be even"),
+    ("smallworld:10:4:2", "P must be >= 0 and <= 1"), ("grid:4~x", "seed after '~'"),
 ])
 def test_bad_specs_name_the_spec_and_the_problem(text, what):
     with pytest.raises(ValueError) as e:
         graphs.parse_spec(text)
     assert what in str(e.value) and (repr(text.strip()) in str(e.value) or not text)
+
+
+def test_new_families_and_seeds_are_what_their_specs_say():
+    src, dst = graphs.powerlaw_edges(2000, 16000, 2.1, seed=1)
+    deg = np.bincount(src, minlength=2000) + np.bincount(dst, minlength=2000)
+    assert len(src) == 16000 and not (src == dst).any()
+    assert len(set(zip(src.tolist(), dst.tolist()))) == 16000  # simple
+    assert deg.max() > 20 * deg.mean()  # skewed: hubs
+    src, dst = graphs.smallworld_edges(1000, 10, 0.0)  # no rewiring: the ring lattice
+    assert len(src) == 5000 and set((dst - src) % 1000) | set((src - dst) % 1000) >= {1, 5}
+    lattice = set(zip(src.tolist(), dst.tolist()))
+    src, dst = graphs.smallworld_edges(1000, 10, 0.2)
+    moved = 1 - len(lattice & set(zip(src.tolist(), dst.tolist()))) / 5000
+    assert 0.1 < moved < 0.3 and (src < dst).all()
+    a, _, _ = graphs.edge_frame("er:200:4~1", undirected=False)
+    b, _, _ = graphs.edge_frame("er:200:4~2", undirected=False)
+    c, _, _ = graphs.edge_frame("er:200:4~1", undirected=False)
+    assert not np.array_equal(a["dst"], b["dst"]) and np.array_equal(a["dst"], c["dst"])
+    assert not np.array_equal(a["weight"], b["weight"])
 
 
 def test_road_drops_a_seeded_fraction_of_the_grid_and_keeps_the_vertices_by_mode():

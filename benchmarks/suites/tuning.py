@@ -1,0 +1,174 @@
+"""Suite ``tuning`` (issue 38): the autotuner's training data.  On every graph, every
+configuration of each tuned algorithm's pool (:func:`onyx_rapids.tuning.pool`: the defaults,
+each option changed alone, and seeded random combinations) is timed by
+:func:`onyx_rapids.tuning.measure` and checked against the defaults' result; the rows carry
+the graph's attributes (``attr_*``) and the configuration (``config``), so the run's Parquet
+file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
+
+* algorithms (:data:`TUNED`): bfs and sssp from the highest-degree vertex, pagerank,
+  weakly_connected_components, betweenness_centrality from :data:`BC_SOURCES` sampled sources,
+  label_propagation and personalized_pagerank with k = ``--ks`` (32) features;
+* one case per (graph, algorithm): role ``ours`` is the defaults' row (``{}``), every other
+  configuration a ``variant`` (``speedup_vs_ours`` its gain over the defaults);
+* checks (against the defaults' result, :data:`CHECKS`): bfs hops and wcc partitions exact,
+  sssp distances within 1e-5 relative, the propagations within the agreement tolerance of
+  ``catalog.AGREE``;
+* ``attributes`` rows: ``g.attributes()`` timed cold (its first call on the graph) next to one
+  default pagerank call (``params``: ``attributes_ms``, ``pagerank_ms``, the ratio).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+
+from onyx_rapids import device, tuning
+
+from .. import catalog
+from ..common import column, compare, free_memory, median
+
+#: The algorithms the autotuner learns (issue 38), and the features of the per-feature ones.
+TUNED = ("bfs", "sssp", "pagerank", "weakly_connected_components", "betweenness_centrality",
+         "label_propagation", "personalized_pagerank")
+PER_FEATURE = ("label_propagation", "personalized_pagerank")
+BC_SOURCES = 64
+RANDOM = tuning.POOL_RANDOM  # the pools' random configurations (tests: fewer)
+
+
+#: The training corpus: generated families at several sizes, skews and densities.
+TRAINING = ("rmat:16:16,rmat:18:8,rmat:20:16,rmat:18:32:0.45,rmat:19:16:0.62,rmat:17:4:0.5,"
+            "er:262144:8,er:1048576:16,er:65536:32,grid:512,grid:1024,road:1024:0.1,"
+            "road:768:0.25,ratings:200000:20000:2000000,powerlaw:262144:8:2.1,"
+            "powerlaw:1048576:4:2.5,powerlaw:131072:16:3.0,smallworld:262144:10:0.05,"
+            "smallworld:1048576:6:0.3")
+#: Held out: other seeds (``~``), sizes and parameters of the families, and one family
+#: (delaunay) never trained on.
+HELD_OUT = ("rmat:19:12:0.52~5,rmat:17:24~6,er:524288:12~3,road:896:0.15~2,grid:640~3,"
+            "powerlaw:524288:10:2.3~4,smallworld:524288:8:0.1~1,"
+            "ratings:300000:50000:3000000~2,delaunay:500000~1")
+
+
+def algorithms():
+    return TUNED
+
+
+def _sorted(frame, name):
+    return column(frame.sort_values("vertex"), name)
+
+
+def _exact(metric, name):
+    def check(ref, ours):
+        rec = compare(metric, _sorted(ours, name), _sorted(ref, name), against="defaults")
+        return rec["ok"], f"{metric} {rec['value']}"
+    return check
+
+
+def _distance(ref, ours):
+    rec = compare("distance", _sorted(ours, "distance"), _sorted(ref, "distance"),
+                  against="defaults", tol=1e-5)
+    return rec["ok"], f"distance {rec['value']}"
+
+
+def _values(name, k):
+    entry = catalog.get(name)
+    metric, tol = catalog.agreement_metric(name)
+
+    def check(ref, ours):
+        a = catalog.result_matrix(entry, ours.sort_values("vertex"), k)
+        b = catalog.result_matrix(entry, ref.sort_values("vertex"), k)
+        rec = compare(metric, a, b, against="defaults", tol=tol)
+        return rec["ok"], f"{metric} {rec['value']:.3g} (tol {tol:g})"
+    return check
+
+
+#: check(defaults' frame, configuration's frame) -> (ok, detail), by algorithm (k features).
+CHECKS = {"bfs": lambda k: _exact("hops", "distance"), "sssp": lambda k: _distance,
+          "weakly_connected_components": lambda k: _exact("partition", "labels")}
+
+
+def _inputs(entry, g, k):
+    if entry.name == "betweenness_centrality":
+        return {"k": min(g.n, BC_SOURCES), "seed": 37}
+    return catalog.make_inputs(entry, g, k)
+
+
+_WARM = []
+
+
+def _attributes_cost(run, spec, g):
+    """``g.attributes()`` on the graph before anything else ran on it (nothing cached),
+    kernels compiled beforehand on a small graph; then one warm default pagerank call."""
+    import onyx_rapids as onyx
+
+    if not _WARM:
+        onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate")).attributes()
+        _WARM.append(True)
+    row = run.row(spec.text, "attributes", "cost", "cold", "ours", "ours")
+    device.synchronize()
+    t = time.perf_counter()
+    attrs = g.attributes()
+    device.synchronize()
+    ms = (time.perf_counter() - t) * 1e3
+    pr = catalog.get("pagerank")
+    catalog.call(pr, g, {}, info=False)  # compiled
+    times = []
+    for _ in range(run.repeat):
+        device.synchronize()
+        t = time.perf_counter()
+        catalog.call(pr, g, {}, info=False)
+        device.synchronize()
+        times.append((time.perf_counter() - t) * 1e3)
+    pagerank_ms = median(times)
+    row.update(ms=ms, repeats=1, times_ms=[ms], params={
+        "attributes_ms": ms, "pagerank_ms": pagerank_ms, "ratio": ms / pagerank_ms})
+    ok = attrs["n"] == g.n and attrs["m"] == g.m
+    run.check(row, {"ok": ok, "against": "the graph", "metric": "n, m",
+                    "value": f"{attrs['n']}, {attrs['m']}"}, f"attributes of {spec.text}")
+    run.log(f"{spec.text}: attributes {ms:.1f} ms, one pagerank call {pagerank_ms:.2f} ms")
+
+
+def measure(run, spec, g, stats) -> None:
+    _attributes_cost(run, spec, g)
+    for name in run.algorithms:
+        entry = catalog.get(name)
+        k = run.ks[0] if name in PER_FEATURE else 1
+        inputs = _inputs(entry, g, k)
+        check = CHECKS[name](k) if name in CHECKS else _values(name, k)
+        configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
+                              random_count=RANDOM)
+        began = time.perf_counter()
+        frame = tuning.measure(g, name, configs=configs, repeat=run.repeat,
+                               graph_name=spec.text, check=check, **inputs)
+        run.log(f"{spec.text} {name}: {len(configs)} configurations in "
+                f"{time.perf_counter() - began:.1f} s; best {frame['config'].iloc[0]} "
+                f"{frame['ms'].iloc[0]:.3f} ms")
+        for rec in frame.to_dict("records"):
+            default = rec["config"] == "{}"
+            row = run.row(spec.text, name, "pool", rec["config"], "ours",
+                          "ours" if default else "variant", k=k if k > 1 else None)
+            refused = rec["status"] != "ok"
+            row.update({key: rec[key] for key in rec if key.startswith("attr")
+                        or key in ("config", "edges_per_s", "agrees", "backend")})
+            row.update(ms=None if refused else rec["ms"], repeats=0 if refused else run.repeat,
+                       status=f"n/a: {rec['status']}" if refused else "ok",
+                       params={"config": json.loads(rec["config"]), "inputs": sorted(inputs)})
+            if not refused:
+                run.check(row, {"ok": rec["agrees"], "against": "the defaults",
+                                "metric": rec["check_detail"], "value": ""},
+                          f"{name} {rec['config']} on {spec.text}")
+        del frame
+        free_memory()
+
+
+def training_table(rows) -> "object":
+    """The rows of a run (or a results Parquet frame) as the training table of
+    :func:`onyx_rapids.tuning.measure`: the pool rows, ``status`` ``ok`` or ``refused: ...``."""
+    import pandas as pd
+
+    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+    frame = frame[(frame["suite"] == "tuning") & (frame["case"] == "pool")].copy()
+    frame["status"] = np.where(frame["status"] == "ok", "ok",
+                               frame["status"].str.replace("n/a: ", "", regex=False))
+    return frame.reset_index(drop=True)
