@@ -10,6 +10,8 @@
     onyx-rapids info [--json]                             # backend, versions, device
     onyx-rapids datasets [--json]                         # the embedded graphs
     onyx-rapids generate rmat --scale 20 --out rmat20.parquet
+    onyx-rapids run sssp --graph edges.parquet --tuning auto   # the tuning model's choice
+    onyx-rapids tune a.parquet b.parquet --out model.json      # retrain it on your GPU
 
 Everything ``run`` knows about an algorithm comes from :data:`onyx_rapids.registry.ALGORITHMS`:
 its graph kind, the inputs it needs (a flag per input name, with defaults on the embedded
@@ -62,7 +64,7 @@ HEARTBEAT_ENV = "ONYX_RAPIDS_HEARTBEAT"
 HEARTBEAT_SECONDS = 5.0
 
 # Execution fields that are reserved for upcoming work (no flag until they take values).
-_RESERVED_OPTIONS = ("tuning",)
+_RESERVED_OPTIONS = ()
 
 
 class CLIError(Exception):
@@ -258,6 +260,63 @@ def cmd_generate(args) -> int:
     print(f"wrote {out[0]}: {len(df)} edges of a {args.kind} graph on 2**{args.scale} = "
           f"{1 << args.scale} vertex ids (columns {', '.join(map(str, df.columns))}; "
           f"seed {args.seed})")
+    return 0
+
+
+# ---------------------------------------------------------------------------------- tune
+
+
+def _tune_graph(spec: str, args, progress):
+    """An embedded graph's name or an edge list file (Parquet / CSV) as a Graph."""
+    from . import datasets
+    from .graph import Graph
+
+    names = {d["name"]: d for d in datasets.list_datasets()}
+    if spec in names:
+        weighted = names[spec]["weighted"]
+        return Graph.from_edgelist(datasets.load_edges(spec), weight="weight" if weighted
+                                   else None, directed=args.directed)
+    if not os.path.exists(spec):
+        raise FileNotFoundError(f"graph {spec!r}: no such file, nor an embedded graph (those "
+                                f"are {', '.join(names)})")
+    progress(f"loading {spec}...")
+    kw = dict(source=args.src, destination=args.dst, weight=args.weight, directed=args.directed)
+    if spec.lower().endswith(".csv"):
+        import pandas as pd
+
+        return Graph.from_edgelist(pd.read_csv(spec), **kw)
+    return Graph.from_parquet(spec, **kw)
+
+
+def cmd_tune(args) -> int:
+    """Measure every configuration of each algorithm's pool on the graphs, train the tuning
+    models on them (with any earlier ``--table``) and write the model file."""
+    from . import tuning, tuning_model
+
+    progress = Progress(args.quiet)
+    out = _check_out(args.out, args.force)
+    if out[1] != "json":
+        raise CLIError(f"--out {args.out}: a tuning model is a .json file")
+    algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()] \
+        if args.algorithms else list(tuning.TUNED)
+    for name in algorithms:
+        _resolve_algorithm(name)
+    if args.repeat < 1 or args.random < 0:
+        raise CLIError("--repeat must be >= 1 and --random >= 0")
+    graphs = {spec: _tune_graph(spec, args, progress) for spec in args.graphs}
+    table = tuning.collect(graphs, algorithms, repeat=args.repeat, random_count=args.random,
+                           table=args.table, progress=progress)
+    progress(f"training on {table['graph'].nunique()} graphs, {len(table)} measurements...")
+    model = tuning_model.train(table, seed=args.seed)
+    tmp = out[0].with_name(out[0].name + ".tmp")
+    model.save(tmp)
+    os.replace(tmp, out[0])
+    if not args.quiet:
+        for name in model.algorithms:
+            print(model.describe(name), file=sys.stderr)
+    print(f"wrote {out[0]}: a tuning model of {', '.join(model.algorithms)} for "
+          f"{model.meta['device']} ({table['graph'].nunique()} graphs); use it with "
+          f"{tuning_model.MODEL_ENV}={out[0]} and tuning='auto'")
     return 0
 
 
@@ -976,6 +1035,37 @@ def build_parser() -> argparse.ArgumentParser:
                                     "description); m counts each undirected edge once.")
     ds.add_argument("--json", action="store_true", help="print JSON")
     ds.set_defaults(func=cmd_datasets)
+
+    # --- tune
+    tune = sub.add_parser(
+        "tune", help="retrain the tuning model on your GPU and graphs",
+        description="Time every configuration of each algorithm's pool (onyx_rapids.tuning."
+                    "pool) on the graphs, train the tuning models (decision trees per graph "
+                    "kind, a throughput regressor; needs scikit-learn: pip install "
+                    "'onyx_rapids[tune]') and write the model file that tuning='auto' reads "
+                    "when ONYX_RAPIDS_TUNING_MODEL names it.")
+    tune.add_argument("graphs", nargs="+", metavar="GRAPH",
+                      help="edge lists (Parquet or CSV) or embedded graph names")
+    tune.add_argument("--out", required=True, metavar="PATH", help="the model file (.json)")
+    tune.add_argument("--algorithms", metavar="A,B",
+                      help="the algorithms to tune (default: " + ", ".join(
+                          ("bfs", "sssp", "pagerank", "...")) + " -- onyx_rapids.tuning.TUNED)")
+    tune.add_argument("--table", metavar="PATH",
+                      help="a Parquet training table: earlier measurements are read from it "
+                           "and the new ones appended")
+    tune.add_argument("--src", default="src", metavar="COL", help="source column (src)")
+    tune.add_argument("--dst", default="dst", metavar="COL", help="destination column (dst)")
+    tune.add_argument("--weight", metavar="COL", help="edge weight column")
+    tune.add_argument("--directed", action="store_true", help="the edge lists are directed")
+    tune.add_argument("--repeat", type=int, default=3, metavar="N",
+                      help="timed calls per configuration (median; default 3)")
+    tune.add_argument("--random", type=int, default=16, metavar="N",
+                      help="random configurations in each pool besides the one-option ones "
+                           "(default 16)")
+    tune.add_argument("--seed", type=int, default=0, metavar="S", help="training seed")
+    tune.add_argument("--force", action="store_true", help="overwrite an existing --out")
+    tune.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    tune.set_defaults(func=cmd_tune)
 
     # --- generate
     gen = sub.add_parser(

@@ -4,7 +4,7 @@ An algorithm's mathematical parameters (``alpha``, ``tol``, ``sources``, ...) sa
 computes; an :class:`Execution` says *how*: ONYX's feature-aware lanes, change-driven
 iterations and kernel folding, SIMD-X's push/pull direction, fused persistent kernels and
 worklist filters, launch geometry, how kernels read edges (EMOGI), approximation knobs
-(:class:`~onyx_rapids.approximation.Approximation`) and (reserved) autotuning.  Every public
+(:class:`~onyx_rapids.approximation.Approximation`) and autotuning (``tuning``).  Every public
 algorithm takes ``execution=`` and, as a thin convenience, the same fields as keyword arguments
 (which override ``execution``'s)::
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from .approximation import Approximation
 
-__all__ = ["Execution", "OPTIONS", "DIRECTIONS", "FILTERS", "EDGE_ACCESS"]
+__all__ = ["Execution", "OPTIONS", "DIRECTIONS", "FILTERS", "EDGE_ACCESS", "TUNING"]
 
 DIRECTIONS = ("push", "pull", "auto")
 FILTERS = ("jit", "online", "ballot")
@@ -95,10 +95,18 @@ def _threshold(name, value):
     return int(value)
 
 
-def _reserved(name, value):
-    if value is not None:
-        raise ValueError(f"{name} is reserved for upcoming work and must be None, got {value!r}")
-    return value
+#: The values of ``tuning`` besides None and a :class:`~onyx_rapids.tuning_model.Model`.
+TUNING = ("auto", "search")
+
+
+def _tuning(name, value):
+    from .tuning_model import Model
+
+    if value is None or isinstance(value, Model) or (isinstance(value, str)
+                                                     and value in TUNING):
+        return value
+    raise ValueError(f"{name} must be None, 'auto', 'search' or an onyx_rapids.tuning_model."
+                     f"Model, got {value!r}")
 
 
 def _approximation(name, value):
@@ -123,7 +131,7 @@ _CHECKS = {
     "width": _width,
     "threshold": _threshold,
     "approximation": _approximation,
-    "tuning": _reserved,
+    "tuning": _tuning,
 }
 
 
@@ -198,8 +206,16 @@ class Execution:
     approximation : Approximation or None, default None
         Approximation knobs (:class:`~onyx_rapids.approximation.Approximation`; each
         algorithm supports those its registry entry declares); None: the exact run.
-    tuning : None
-        Reserved for the autotuner; must be None today.
+    tuning : {"auto", "search"}, Model or None, default None
+        Input-sensitive autotuning (:mod:`onyx_rapids.tuning`): ``"auto"`` runs the
+        configuration (execution options, and sssp's ``delta`` / weakly connected components'
+        ``method``) the tuning model predicts fastest for this graph's attributes;
+        ``"search"`` times the model's top 3 on the graph's first call and keeps the fastest
+        for the graph's later calls; a :class:`~onyx_rapids.tuning_model.Model` is ``"auto"``
+        with that model instead of the default one
+        (:func:`~onyx_rapids.tuning_model.default_model_path`).  Options set explicitly always
+        win over the tuner; without a model for this device it runs the defaults with a
+        warning.  The choice is reported in ``info.tuning``.  None: no tuning.
 
     Examples
     --------

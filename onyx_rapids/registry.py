@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from . import approximation as approx, inputs as input_kinds, memory, profiling, streaming
-from .execution import OPTIONS, Execution
+from .execution import OPTIONS, Execution, checked_options
 
 __all__ = ["ALGORITHMS", "CHANGED", "PARAMS", "Algorithm", "Input", "Refuse", "algorithm", "get",
            "unsupported", "variant_name"]
@@ -364,6 +364,13 @@ def algorithm(name, *, summary, columns, options, graph="any", weights="ignored"
         @functools.wraps(function)
         def run(g, *args, execution=None, **kwargs):
             chosen = {k: kwargs.pop(k) for k in list(kwargs) if k in OPTIONS}
+            tuned = chosen.pop("tuning", None) if "tuning" in chosen else getattr(
+                execution, "tuning", None)
+            if tuned is not None:  # the tuner chooses, then calls run again untuned
+                from . import tuning
+
+                checked_options(tuning=tuned)
+                return tuning.run_tuned(spec, g, args, kwargs, execution, chosen, tuned)
             args, kwargs, given = spec.check_call(args, kwargs)
             execution = spec.resolve(execution, given=given, **chosen)
             with memory.running(name), streaming.session(), profiling.call():

@@ -41,13 +41,15 @@ import os
 import random
 import statistics
 import time
+import warnings
 
 from . import device, inputs as input_kinds, registry
 from .execution import EDGE_ACCESS
 
 __all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "POOL_RANDOM",
-           "DeltaFactor", "call_options", "canonical", "config_json", "measure", "pool",
-           "sample", "space"]
+           "SEARCH_TOP", "TUNED", "DeltaFactor", "call_options", "canonical", "choose",
+           "collect", "config_json", "measure", "model_for", "pool", "sample", "space",
+           "training_inputs"]
 
 #: The values the tuner tries for each execution option (None: the library's choice).  Numeric
 #: options take a few values around their default; the choices take all their values.
@@ -293,3 +295,213 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
             frame = pd.concat([pd.read_parquet(table), frame], ignore_index=True)
         frame.to_parquet(table, index=False)
     return frame
+
+
+# ------------------------------------------------------------------------ training data
+
+#: The algorithms the autotuner learns (issue 38), the features of the per-feature ones and
+#: the sampled sources of betweenness.
+TUNED = ("bfs", "sssp", "pagerank", "weakly_connected_components", "betweenness_centrality",
+         "label_propagation", "personalized_pagerank")
+FEATURES = {"label_propagation": 32, "personalized_pagerank": 32}
+BC_SOURCES = 64
+
+
+def training_inputs(name: str, g, features: int | None = None, seed: int = 0) -> dict:
+    """The inputs a training measurement of ``name`` passes on ``g``: bfs / sssp from the
+    vertex of largest out-degree, betweenness from :data:`BC_SOURCES` sampled sources,
+    ``features`` (default :data:`FEATURES`, else 1) generated labels or sources (seeded)."""
+    import numpy as np
+
+    spec = registry.get(name)
+    if name == "betweenness_centrality":
+        return {"k": min(g.n, BC_SOURCES), "seed": 37}
+    k = FEATURES.get(name, 1) if features is None else int(features)
+    rng = np.random.default_rng([seed, TUNED.index(name) if name in TUNED else 99, k])
+    return input_kinds.generate(spec, g, k, rng, {})
+
+
+def collect(graphs: dict, algorithms=TUNED, *, repeat: int = 3, random_count: int = POOL_RANDOM,
+            table=None, progress=None):
+    """Measure every configuration of each algorithm's :func:`pool` on every graph of
+    ``graphs`` (name -> Graph) with :func:`training_inputs` (:func:`measure`) and return the
+    training table (pandas), appended to the Parquet file ``table`` when given.
+    ``progress(text)`` hears of each (graph, algorithm) done."""
+    import pandas as pd
+
+    frames = []
+    for graph_name, g in graphs.items():
+        for name in algorithms:
+            inputs = training_inputs(name, g)
+            configs = pool(name, given=set(inputs) - {"seed"} or None,
+                           features=_features(inputs), random_count=random_count)
+            began = time.perf_counter()
+            frame = measure(g, name, configs=configs, repeat=repeat, graph_name=graph_name,
+                            **inputs)
+            frames.append(frame)
+            if progress is not None:
+                progress(f"{graph_name}: {name}, {len(configs)} configurations in "
+                         f"{time.perf_counter() - began:.1f} s (fastest {frame['config'][0]})")
+    out = pd.concat(frames, ignore_index=True)
+    if table is not None:
+        if os.path.exists(table):
+            out = pd.concat([pd.read_parquet(table), out], ignore_index=True)
+        out.to_parquet(table, index=False)
+    return out
+
+
+# ------------------------------------------------------------------------ tuning="auto"
+
+#: The configurations ``tuning="search"`` times on a graph's first call: the model's top ones.
+SEARCH_TOP = 3
+_MODELS: dict = {}  # path -> (modification time, Model): the default model, read once
+
+
+@functools.lru_cache(maxsize=1)
+def _this_device() -> tuple:
+    facts = device.info()
+    return facts["device"], facts["backend"]
+
+
+def _default_model():
+    from . import tuning_model
+
+    path = tuning_model.default_model_path()
+    if not path.exists():
+        return None, (f"no tuning model file {path} (train one for this device with "
+                      f"`onyx-rapids tune` and name it with {tuning_model.MODEL_ENV})")
+    key, stamp = os.fspath(path), path.stat().st_mtime_ns
+    if _MODELS.get(key, (None,))[0] != stamp:
+        _MODELS[key] = (stamp, tuning_model.load_model(path))  # ModelError: a bad file
+    return _MODELS[key][1], key
+
+
+def model_for(tuning):
+    """``(model, where)`` of an execution's ``tuning`` (a Model, or the default model file
+    for ``"auto"`` / ``"search"``), or ``(None, why not)``: no model file, or a model trained
+    on another device or backend (its times say nothing of this one).  A model file that
+    cannot be read raises :class:`~onyx_rapids.tuning_model.ModelError`."""
+    from .tuning_model import Model
+
+    if isinstance(tuning, Model):
+        model, where = tuning, tuning.source
+    else:
+        model, where = _default_model()
+        if model is None:
+            return None, where
+    trained = (model.meta.get("device"), model.meta.get("backend"))
+    if trained != _this_device():
+        return None, (f"the tuning model {where} was trained on {trained[0]} ({trained[1]}), "
+                      f"not on this {_this_device()[0]} ({_this_device()[1]})")
+    return model, where
+
+
+def _decoded(name: str, config: dict) -> dict:
+    """A model's configuration (JSON values) as keywords: sssp's delta a DeltaFactor."""
+    return {key: DeltaFactor(value) if key == "delta" else value
+            for key, value in config.items()}
+
+
+def _fits(spec, config: dict, execution, given, features: int, explicit: set) -> bool:
+    """Whether ``config`` runs with the call's own choices: a width dividing the features, a
+    parameter value whose function takes the options the call sets, not refused."""
+    if "width" in config and features % config["width"]:
+        return False
+    for (algo, param, value), allowed in PARAMETER_OPTIONS.items():
+        if algo == spec.name and config.get(param) == value and explicit - allowed:
+            return False
+    options = {k: v for k, v in config.items() if k not in PARAMETERS.get(spec.name, {})}
+    try:
+        spec.resolve(execution.replace(**options), given=given)
+    except ValueError:
+        return False
+    return True
+
+
+def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tuple:
+    """``(candidates, report)`` of a call of ``spec`` with ``tuning`` on ``g``: the model's
+    configurations (fastest predicted first; one for ``"auto"``, :data:`SEARCH_TOP` for
+    ``"search"``) less the options and parameters in ``explicit`` (the caller's win), each
+    one that the call can run; ``[{}]`` (the defaults) with a RuntimeWarning saying why when
+    no model serves this device, ``[{}]`` without one when the model does not tune the
+    algorithm.  ``report`` is what ``info.tuning`` says."""
+    began = time.perf_counter()
+    mode = "search" if tuning == "search" else "auto"
+    model, where = model_for(tuning)
+    report = {"mode": mode, "model": where if model is not None else None, "config": {},
+              "reason": None}
+    if model is None:
+        warnings.warn(f"tuning={mode!r}: {where}; running the defaults", RuntimeWarning,
+                      stacklevel=4)
+        report["reason"] = where
+        return [{}], report
+    if spec.name not in model.algorithms:
+        report["reason"] = f"the tuning model does not tune {spec.name}; the defaults"
+        return [{}], report
+    attributes = g.attributes()
+    report["attributes_seconds"] = time.perf_counter() - began  # 0 once cached
+    began = time.perf_counter()
+    features, wanted = _features(kwargs), SEARCH_TOP if mode == "search" else 1
+    candidates = []
+    for config in model.rank(spec.name, attributes):
+        config = {k: v for k, v in _decoded(spec.name, config).items() if k not in explicit}
+        if config not in candidates and _fits(spec, config, execution, given, features,
+                                              explicit):
+            candidates.append(config)
+            if len(candidates) == wanted:
+                break
+    report["predict_seconds"] = time.perf_counter() - began
+    return candidates or [{}], report
+
+
+def run_tuned(spec, g, args, kwargs, execution, chosen, tuning):
+    """A call of ``spec`` with ``tuning`` (the registry's wrapper hands it over): choose the
+    configuration (:func:`choose`; ``"search"``: time the candidates on the graph's first
+    call and remember the fastest, per algorithm, inputs and explicit choices), run it, and
+    put the report in ``info.tuning``."""
+    from .execution import OPTIONS, Execution
+
+    if not hasattr(g, "attributes"):
+        raise ValueError(f"{spec.name}: tuning needs an onyx_rapids.Graph, got "
+                         f"{type(g).__name__}")
+    base = (execution or Execution()).replace(tuning=None)
+    explicit = (set(chosen) | set(base.changed()) | set(kwargs)) & (
+        set(OPTIONS) | set(PARAMETERS.get(spec.name, {})))
+    _, checked, given = spec.check_call(args, dict(kwargs))
+    probe = base.replace(**chosen)
+    candidates, report = choose(spec, g, probe, given, checked, tuning, explicit)
+
+    def call(config, **extra):
+        options = call_options(spec.name, config, g, checked.get("weight"))
+        return spec.function(g, *args, execution=base, **{**chosen, **kwargs, **options,
+                                                            **extra})
+
+    if len(candidates) > 1:
+        key = ("tuning", "search", spec.name, json.dumps(sorted(given)),
+               json.dumps(sorted((k, repr(v)) for k, v in {**chosen, **base.changed()}.items())),
+               _features(checked))
+
+        def search():
+            timed = []
+            for config in candidates:
+                call(config, return_info=False)  # warm: compiled, caches built
+                device.synchronize()
+                start = time.perf_counter()
+                call(config, return_info=False)
+                device.synchronize()
+                timed.append((time.perf_counter() - start, config))
+            return [(config, seconds) for seconds, config in timed]
+
+        timings = g.cached(key, search)
+        report["searched"] = [{"config": config_json(c, spec.name), "ms": s * 1e3}
+                              for c, s in timings]
+        config = min(timings, key=lambda item: item[1])[0]
+    else:
+        config = candidates[0]
+    report["config"] = json.loads(config_json(config, spec.name))
+    out = call(config)
+    info = out[1] if isinstance(out, tuple) and len(out) == 2 and hasattr(out[1], "variant") \
+        else None
+    if info is not None:
+        info.variant["tuning"] = report
+    return out

@@ -190,6 +190,11 @@ class Model:
         self.meta = {k: v for k, v in doc.items() if k not in ("algorithms", "features")}
 
     @property
+    def source(self) -> str:
+        """Where the model came from: its file, or ``(in memory)``."""
+        return self._source
+
+    @property
     def algorithms(self) -> list[str]:
         """The algorithms the model tunes."""
         return sorted(self._algos)

@@ -5,8 +5,9 @@ each option changed alone, and seeded random combinations) is timed by
 the graph's attributes (``attr_*``) and the configuration (``config``), so the run's Parquet
 file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
 
-* algorithms (:data:`TUNED`): bfs and sssp from the highest-degree vertex, pagerank,
-  weakly_connected_components, betweenness_centrality from :data:`BC_SOURCES` sampled sources,
+* algorithms (:data:`onyx_rapids.tuning.TUNED`) with
+  :func:`onyx_rapids.tuning.training_inputs`: bfs and sssp from the highest-degree vertex,
+  pagerank, weakly_connected_components, betweenness_centrality from 64 sampled sources,
   label_propagation and personalized_pagerank with k = ``--ks`` (32) features;
 * one case per (graph, algorithm): role ``ours`` is the defaults' row (``{}``), every other
   configuration a ``variant`` (``speedup_vs_ours`` its gain over the defaults);
@@ -29,13 +30,9 @@ from onyx_rapids import device, tuning
 from .. import catalog
 from ..common import column, compare, free_memory, median
 
-#: The algorithms the autotuner learns (issue 38), and the features of the per-feature ones.
-TUNED = ("bfs", "sssp", "pagerank", "weakly_connected_components", "betweenness_centrality",
-         "label_propagation", "personalized_pagerank")
-PER_FEATURE = ("label_propagation", "personalized_pagerank")
-BC_SOURCES = 64
+TUNED = tuning.TUNED
+PER_FEATURE = tuple(tuning.FEATURES)
 RANDOM = tuning.POOL_RANDOM  # the pools' random configurations (tests: fewer)
-
 
 #: The training corpus: generated families at several sizes, skews and densities.
 TRAINING = ("rmat:16:16,rmat:18:8,rmat:20:16,rmat:18:32:0.45,rmat:19:16:0.62,rmat:17:4:0.5,"
@@ -88,12 +85,6 @@ CHECKS = {"bfs": lambda k: _exact("hops", "distance"), "sssp": lambda k: _distan
           "weakly_connected_components": lambda k: _exact("partition", "labels")}
 
 
-def _inputs(entry, g, k):
-    if entry.name == "betweenness_centrality":
-        return {"k": min(g.n, BC_SOURCES), "seed": 37}
-    return catalog.make_inputs(entry, g, k)
-
-
 _WARM = []
 
 
@@ -132,9 +123,8 @@ def _attributes_cost(run, spec, g):
 def measure(run, spec, g, stats) -> None:
     _attributes_cost(run, spec, g)
     for name in run.algorithms:
-        entry = catalog.get(name)
         k = run.ks[0] if name in PER_FEATURE else 1
-        inputs = _inputs(entry, g, k)
+        inputs = tuning.training_inputs(name, g, k)
         check = CHECKS[name](k) if name in CHECKS else _values(name, k)
         configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
                               random_count=RANDOM)
