@@ -140,7 +140,9 @@ class Algorithm:
         """The execution this algorithm runs: ``execution`` (default: ``Execution()``) with
         ``options`` applied, checked against what the algorithm supports (``given``: the
         inputs the call passes, for the rules about a variant), its defaults filled in for
-        the options left at None.  ValueError names the algorithm and the option."""
+        the options left at None.  ValueError names the algorithm and the option.  Every
+        algorithm takes ``tuning`` (its registry wrapper hands the call to
+        :func:`onyx_rapids.tuning.run_tuned`)."""
         if execution is None:
             execution = Execution()
         elif not isinstance(execution, Execution):
@@ -150,7 +152,7 @@ class Algorithm:
             execution = execution.replace(**options)
         self._check_knobs(execution.approximation)
         for name, value in execution.changed().items():
-            if name not in self.options and name != "approximation":
+            if name not in self.options and name not in ("approximation", "tuning"):
                 supported = ", ".join(self.options) or "none"
                 raise unsupported(self.name, f"{name}={value!r}",
                                   f"its execution options are {supported}")

@@ -42,7 +42,7 @@ def test_every_public_algorithm_is_registered_with_its_function():
     (dict(filter="fast"), "filter must be one of"),
     (dict(threshold=0), "threshold"),
     (dict(edge_access="sideways"), "edge_access must be one of"),
-    (dict(tuning="auto"), "reserved"),
+    (dict(tuning="fast"), "tuning must be None, .auto., .search."),
 ])
 def test_execution_validates_each_option_once(options, match):
     with pytest.raises(ValueError, match=match):
