@@ -559,7 +559,7 @@ def main(argv=None) -> int:
                                 description="onyx_rapids benchmark harness (benchmarks/"
                                             "harness.py): ours against the peers a user would "
                                             "pick, every result checked in the same run.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{list,run}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{list,run,train}")
     sub.add_parser("list", help="the suites and graph specs")
     r = sub.add_parser("run", help="run a suite; write Parquet, JSON, Markdown and plots")
     r.add_argument("suite", choices=list(SUITES))
@@ -585,9 +585,27 @@ def main(argv=None) -> int:
     r.add_argument("--peer-limit", type=float,
                    help="traversal: seconds cuGraph's betweenness may take for its calls "
                         "(estimated from 4 sources; longer: 'not run')")
+    t = sub.add_parser("train", help="tuning: train the models on 'tuning' suite runs and "
+                                     "score them on held-out runs (the held-out table)")
+    t.add_argument("--train", required=True, nargs="+", metavar="PARQUET",
+                   help="results of 'run tuning' on the training corpus")
+    t.add_argument("--held-out", required=True, nargs="+", metavar="PARQUET",
+                   help="results of 'run tuning --graphs <held-out set>'")
+    t.add_argument("--model", default="onyx_rapids/data/tuning/model.json",
+                   help="where the model file goes (default: the package's)")
+    t.add_argument("--out", default="benchmarks/results")
+    t.add_argument("--tag", default="")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
+        return 0
+    if args.command == "train":
+        try:
+            report = tuning.train_and_evaluate(args.train, args.held_out, model_path=args.model,
+                                               out=args.out, tag=args.tag)
+        except (ValueError, FileNotFoundError) as e:
+            t.error(str(e))
+        print(report["markdown"])
         return 0
     try:
         ks = [int(x) for x in args.ks.split(",") if x.strip()] if args.ks else None

@@ -442,16 +442,27 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
     report["attributes_seconds"] = time.perf_counter() - began  # 0 once cached
     began = time.perf_counter()
     features, wanted = _features(kwargs), SEARCH_TOP if mode == "search" else 1
-    candidates = []
-    for config in model.rank(spec.name, attributes):
-        config = {k: v for k, v in _decoded(spec.name, config).items() if k not in explicit}
-        if config not in candidates and _fits(spec, config, execution, given, features,
-                                              explicit):
-            candidates.append(config)
-            if len(candidates) == wanted:
-                break
+
+    def predict():
+        candidates = []
+        for config in model.rank(spec.name, attributes):
+            config = {k: v for k, v in _decoded(spec.name, config).items()
+                      if k not in explicit}
+            if config not in candidates and _fits(spec, config, execution, given, features,
+                                                  explicit):
+                candidates.append(config)
+                if len(candidates) == wanted:
+                    break
+        return tuple(candidates) or ({},)
+
+    # one prediction per graph, model and call shape: later calls cost a lookup (the entry
+    # holds the model, so no other model can take its id while the graph lives)
+    key = ("tuning", "choice", spec.name, id(model), wanted, features,
+           json.dumps(sorted(given)), repr(sorted(
+               (k, getattr(execution, k, None)) for k in explicit)))
+    candidates = [dict(c) for c in g.cached(key, lambda: (model, predict()))[1]]
     report["predict_seconds"] = time.perf_counter() - began
-    return candidates or [{}], report
+    return candidates, report
 
 
 def run_tuned(spec, g, args, kwargs, execution, chosen, tuning):

@@ -4,6 +4,7 @@ configuration checked against the defaults), and a wrong configuration fails the
 import json
 
 import pandas as pd
+import pytest
 
 from benchmarks import harness
 from benchmarks.suites import tuning as suite
@@ -42,3 +43,29 @@ def test_a_configuration_computing_something_else_fails_the_run(tmp_path, monkey
     monkeypatch.setitem(suite.CHECKS, "weakly_connected_components", lambda k: wrong)
     rc, rep = _run(tmp_path, monkeypatch)
     assert rc == 1 and any("differs from the defaults" in f for f in rep["failures"])
+
+
+def test_train_writes_the_model_and_the_held_out_table(tmp_path, monkeypatch):
+    monkeypatch.setattr(suite, "RANDOM", 1)
+    for graphs_text, tag in (("rmat:3:2,grid:3", "train"), ("rmat:3:2~1", "held")):
+        rc, _ = harness.run_suite("tuning", graphs_text=graphs_text, quick=True,
+                                  out=str(tmp_path / tag), quiet=True, tag=tag,
+                                  algorithms=["weakly_connected_components"])
+        assert rc == 0
+    train = [str(p) for p in (tmp_path / "train").glob("*.parquet")]
+    held = [str(p) for p in (tmp_path / "held").glob("*.parquet")]
+    model_path = tmp_path / "model.json"
+    assert harness.main(["train", "--train", *train, "--held-out", *held, "--model",
+                         str(model_path), "--out", str(tmp_path)]) == 0
+    model = tuning_model.load_model(model_path)
+    assert model.algorithms == ["weakly_connected_components"]
+    assert sorted(model.meta["graphs"]) == ["grid:3", "rmat:3:2"]
+    report = json.loads(next(tmp_path.glob("run-tuning-heldout_*.json")).read_text())
+    (row,) = report["summary"]
+    assert row["graphs"] == 1 and report["held_out_graphs"] == ["rmat:3:2~1"]
+    for c in suite.COLUMNS:  # shares of the measured peak
+        assert 0 < row[f"{c}_mean"] <= 100
+    assert report["held_out_families_in_training"] == ["rmat:3:2"]  # another seed only
+    with pytest.raises(ValueError, match="both in training and held out: grid:3, rmat:3:2"):
+        suite.train_and_evaluate(train, train, model_path=tmp_path / "m2.json",
+                                 out=str(tmp_path))

@@ -69,9 +69,13 @@ def _delta(g, factor):
     return factor * default_delta(g, _edge_weights(g, None)[:, 0])
 
 
-def test_auto_runs_the_models_choice_equal_to_it_set_by_hand(model, karate):
+def test_auto_runs_the_models_choice_equal_to_it_set_by_hand(model, karate, monkeypatch):
     out, info = onyx.sssp(karate, source=0, tuning=model, return_info=True)
     assert info.tuning["config"] == BEST["sssp"] and info.tuning["model"] == model.source
+    monkeypatch.setattr(model, "rank", lambda *a: pytest.fail("predicted again"))
+    _, again = onyx.sssp(karate, source=0, tuning=model, return_info=True)  # remembered
+    assert again.tuning["config"] == BEST["sssp"] and again.tuning["attributes_seconds"] < 0.1
+    monkeypatch.undo()
     by_hand = onyx.sssp(karate, source=0, block_size=256, delta=_delta(karate, 4.0))
     assert _distances(out).equals(_distances(by_hand))
     out, info = onyx.weakly_connected_components(karate, execution=onyx.Execution(
