@@ -17,7 +17,9 @@ from onyx_rapids.algorithms.sssp import _edge_weights, default_delta
 #: the configuration the fabricated table makes fastest, per algorithm
 BEST = {"sssp": {"block_size": 256, "delta": 4.0},
         "weakly_connected_components": {"method": "propagate"},
-        "pagerank": {"change_driven": True}}
+        "pagerank": {"change_driven": True},
+        **{name: {"block_size": 128} for name in ("bfs", "betweenness_centrality")}}
+SMALL_POOL = [{}, {"block_size": 128}, {"block_size": 256}]
 SSSP_POOL = [{}, {"block_size": 256, "delta": 4.0}, {"delta": 4.0}, {"block_size": 128},
              {"direction": "push"}, {"delta": 0.25}]
 
@@ -37,7 +39,8 @@ def _table(graphs, device=None):
     pools = {"sssp": SSSP_POOL,
              "weakly_connected_components": tuning.pool("weakly_connected_components",
                                                         random_count=0),
-             "pagerank": [{}, {"change_driven": True}, {"fold": False}, {"block_size": 128}]}
+             "pagerank": [{}, {"change_driven": True}, {"fold": False}, {"block_size": 128}],
+             **{name: SMALL_POOL for name in ("bfs", "betweenness_centrality")}}
     for gname, g in graphs.items():
         attrs = {f"attr_{k}": v for k, v in g.attributes().items()}
         for name, pool in pools.items():
@@ -86,6 +89,21 @@ def test_auto_runs_the_models_choice_equal_to_it_set_by_hand(model, karate, monk
     out, info = onyx.pagerank(karate, tuning=model, return_info=True)
     assert info.tuning["config"] == {"change_driven": True} and info.change_driven is True
     assert pandas(out).equals(pandas(onyx.pagerank(karate, change_driven=True)))
+
+
+@pytest.mark.parametrize("name", ["bfs", "betweenness_centrality"])  # the propagations: above
+def test_every_tuned_algorithm_runs_the_choice(model, karate, name):
+    inputs = tuning.training_inputs(name, karate, features=2)
+    function = getattr(onyx, name)
+    out, info = function(karate, **inputs, tuning=model, return_info=True)
+    assert info.tuning["config"] == {"block_size": 128}
+    ours, ref = pandas(out), pandas(function(karate, **inputs, block_size=128))
+    assert list(ours.columns) == list(ref.columns)
+    for col in ours.columns:
+        if col == "predecessor":  # any parent one hop closer
+            continue
+        assert np.allclose(ours[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-6,
+                           atol=1e-9), col
 
 
 def test_what_the_caller_sets_wins_over_the_tuner(model, karate):
