@@ -6,9 +6,12 @@ permuted, seed 0, EDGE_FACTOR default 16; ``A`` sets the skew, b=c=0.19 kept, d 
 duplicates, AVG_DEGREE stored edges per vertex), ``grid:SIDE`` (4-neighbour grid, road-like),
 ``delaunay:N`` (Delaunay triangulation of N random points, weights = lengths; needs scipy),
 ``ratings:USERS:ITEMS:RATINGS`` (bipartite, users uniform, item popularity skewed, ratings
-1..5 as the weight ``rating``; items numbered after the users) and
-``parquet:PATH[:SRC:DST[:WEIGHT]]`` (a Parquet edge list through ``Graph.from_parquet``; the
-path may contain ``:``).  A suffix ``@degree`` (or ``@bfs``) builds the graph and then reorders its vertices
+1..5 as the weight ``rating``; items numbered after the users),
+``powerlaw:N:AVG_DEGREE:EXPONENT`` (Chung-Lu, directed), ``smallworld:N:K:P``
+(Watts-Strogatz, undirected) and ``parquet:PATH[:SRC:DST[:WEIGHT]]`` (a Parquet edge list
+through ``Graph.from_parquet``; the path may contain ``:``).  A suffix ``~SEED`` draws a
+generated graph with another seed (held-out graphs of a family).  A suffix ``@degree`` (or
+``@bfs``) builds the graph and then reorders its vertices
 (:meth:`onyx_rapids.Graph.reorder`; the time is recorded as ``reorder_ms``), so a suite
 compares the same graph in both orders.  A bad spec raises ValueError naming the spec and what
 is wrong.

@@ -701,7 +701,12 @@ def _variant_text(info, options) -> str:
     from .execution import OPTIONS
 
     facts = dict(info) if info else {}
-    shown = [f"{k}={facts[k]}" for k in OPTIONS if k in facts and k != "approximation"]
+    shown = [f"{k}={facts[k]}" for k in OPTIONS if k in facts
+             and k not in ("approximation", "tuning")]
+    tuned = facts.get("tuning")
+    if tuned:  # the tuner's choice, or why it ran the defaults
+        shown.append(f"tuning={tuned['mode']} chose {json.dumps(tuned['config'])}"
+                     + (f" ({tuned['reason']})" if tuned.get("reason") else ""))
     if not shown:  # the run recorded none: show what was asked for
         shown = [f"{k}={v}" for k, v in options.items() if k != "approximation"]
     return " ".join(shown) or "-"

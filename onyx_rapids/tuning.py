@@ -46,10 +46,10 @@ import warnings
 from . import device, inputs as input_kinds, registry
 from .execution import EDGE_ACCESS
 
-__all__ = ["CANDIDATES", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS", "POOL_RANDOM",
-           "SEARCH_TOP", "TUNED", "DeltaFactor", "call_options", "canonical", "choose",
-           "collect", "config_json", "measure", "model_for", "pool", "sample", "space",
-           "training_inputs"]
+__all__ = ["CANDIDATES", "FREE_COLUMNS", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS",
+           "POOL_RANDOM", "SEARCH_TOP", "TUNED", "DeltaFactor", "agreement", "call_options",
+           "canonical", "choose", "collect", "config_json", "measure", "model_for", "pool",
+           "run_tuned", "sample", "space", "training_inputs"]
 
 #: The values the tuner tries for each execution option (None: the library's choice).  Numeric
 #: options take a few values around their default; the choices take all their values.
@@ -321,10 +321,63 @@ def training_inputs(name: str, g, features: int | None = None, seed: int = 0) ->
     return input_kinds.generate(spec, g, k, rng, {})
 
 
+#: Result columns a configuration may set otherwise: a predecessor is any parent one step
+#: closer to the source.
+FREE_COLUMNS = ("predecessor",)
+
+
+def agreement(reference, result, *, rtol: float = 1e-3, label_share: float = 0.01) -> tuple:
+    """``(ok, detail)``: whether a configuration's result frame computes what the defaults'
+    (``reference``) does, vertex by vertex: the same columns and vertices; integer columns
+    equal (a propagation's argmax ``label`` may differ on up to ``label_share`` of the
+    vertices: near ties), float columns within ``rtol`` of the column's largest magnitude
+    with the same infinities and NaNs; :data:`FREE_COLUMNS` not compared.  The check
+    :func:`collect` gives :func:`measure`.
+
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"vertex": [0, 1], "distance": [0.0, 2.0]})
+    >>> agreement(a, a.assign(distance=[0.0, 2.5]))
+    (False, 'distance: largest difference 0.25 of its scale')
+    """
+    import numpy as np
+
+    def frame(f):
+        f = f.to_pandas() if hasattr(f, "to_pandas") else f
+        return f.sort_values("vertex").reset_index(drop=True) if "vertex" in f else f
+
+    a, b = frame(reference), frame(result)
+    if list(a.columns) != list(b.columns) or len(a) != len(b):
+        return False, (f"columns {list(b.columns)} x {len(b)} rows, the defaults' "
+                       f"{list(a.columns)} x {len(a)}")
+    for col in a.columns:
+        if col in FREE_COLUMNS:
+            continue
+        x, y = a[col], b[col]
+        if x.dtype.kind == "f":
+            x, y = x.to_numpy(np.float64), y.to_numpy(np.float64)
+            same = (x == y) | (np.isnan(x) & np.isnan(y))
+            finite = np.isfinite(x) & np.isfinite(y)
+            if not (same | finite).all():
+                return False, f"{col}: infinities or NaNs differ"
+            scale = float(np.abs(x[finite]).max()) if finite.any() else 1.0
+            worst = float(np.abs(x[finite] - y[finite]).max()) / (scale or 1.0) \
+                if finite.any() else 0.0
+            if worst > rtol:
+                return False, f"{col}: largest difference {worst:.3g} of its scale"
+        else:
+            differ = float((x.astype("object").fillna(-1).to_numpy()
+                            != y.astype("object").fillna(-1).to_numpy()).mean())
+            if differ and not (col == "label" and differ <= label_share):
+                return False, f"{col}: {differ:.3g} of the vertices differ"
+    return True, "agrees"
+
+
 def collect(graphs: dict, algorithms=TUNED, *, repeat: int = 3, random_count: int = POOL_RANDOM,
             table=None, progress=None):
     """Measure every configuration of each algorithm's :func:`pool` on every graph of
-    ``graphs`` (name -> Graph) with :func:`training_inputs` (:func:`measure`) and return the
+    ``graphs`` (name -> Graph) with :func:`training_inputs` (:func:`measure`, each result
+    checked against the defaults' by :func:`agreement`: a configuration that computes
+    something else is left out of training) and return the
     training table (pandas), appended to the Parquet file ``table`` when given.
     ``progress(text)`` hears of each (graph, algorithm) done."""
     import pandas as pd
@@ -337,7 +390,7 @@ def collect(graphs: dict, algorithms=TUNED, *, repeat: int = 3, random_count: in
                            features=_features(inputs), random_count=random_count)
             began = time.perf_counter()
             frame = measure(g, name, configs=configs, repeat=repeat, graph_name=graph_name,
-                            **inputs)
+                            check=agreement, **inputs)
             frames.append(frame)
             if progress is not None:
                 progress(f"{graph_name}: {name}, {len(configs)} configurations in "

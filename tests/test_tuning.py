@@ -130,3 +130,27 @@ def test_measure_records_a_refused_configuration(small, monkeypatch):
     rows = tuning.measure(small, "sssp", count=1, repeat=1, source=0)
     assert rows["status"][0].startswith("refused: ") and "delta" in rows["status"][0]
     assert np.isnan(rows["ms"][0])
+
+
+def test_agreement_compares_results_vertex_by_vertex():
+    a = pd.DataFrame({"vertex": [0, 1, 2], "distance": [0.0, 1.0, np.inf],
+                      "predecessor": pd.array([None, 0, None], dtype="Int64")})
+    shuffled = a.iloc[[2, 0, 1]].assign(predecessor=pd.array([None, None, 2], dtype="Int64"))
+    assert tuning.agreement(a, shuffled) == (True, "agrees")  # order and parents free
+    assert not tuning.agreement(a, a.assign(distance=[0.0, 1.0, 5.0]))[0]  # reached
+    assert not tuning.agreement(a, a.assign(distance=[0.0, 1.01, np.inf]))[0]
+    assert tuning.agreement(a, a.assign(distance=[0.0, 1.0000001, np.inf]))[0]
+    labels = pd.DataFrame({"vertex": range(200), "label": [0] * 200})
+    assert tuning.agreement(labels, labels.assign(label=[1] + [0] * 199))[0]  # a near tie
+    assert not tuning.agreement(labels, labels.assign(label=[1] * 3 + [0] * 197))[0]
+    wcc = pd.DataFrame({"vertex": range(3), "labels": [0, 0, 2]})
+    assert not tuning.agreement(wcc, wcc.assign(labels=[0, 0, 0]))[0]
+    assert "columns" in tuning.agreement(wcc, wcc.drop(columns="labels"))[1]
+
+
+def test_collect_checks_every_configuration_against_the_defaults():
+    g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
+    table = tuning.collect({"florentine": g}, ["weakly_connected_components"], repeat=1,
+                           random_count=0)
+    assert len(table) == len(tuning.pool("weakly_connected_components", random_count=0))
+    assert table["agrees"].all() and (table["check_detail"] == "agrees").all()

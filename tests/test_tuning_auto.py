@@ -197,7 +197,8 @@ def test_the_command_line_tunes_and_runs_tuned(model, monkeypatch, tmp_path, cap
     monkeypatch.setenv(tuning_model.MODEL_ENV, str(path))
     out = tmp_path / "wcc.csv"
     assert cli.main(["run", "weakly_connected_components", "--tuning", "auto", "--out",
-                     str(out), "-q"]) == 0
+                     str(out)]) == 0
+    assert 'tuning=auto chose {"method": "propagate"}' in capsys.readouterr().err
     labels = pd.read_csv(out).sort_values("vertex")["labels"].to_numpy()
     ref = pandas(onyx.weakly_connected_components(onyx.Graph.from_edgelist(
         onyx.datasets.load_edges("karate"), weight="weight"))).sort_values("vertex")
