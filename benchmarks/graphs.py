@@ -76,6 +76,9 @@ KINDS = {
     "smallworld": ("smallworld:N:K:P", "Watts-Strogatz: a ring of N vertices each joined to "
                    "its K nearest (K even), every edge's far end rewired with probability P; "
                    "undirected, simple"),
+    "dataset": ("dataset:NAME", "an embedded real graph (onyx_rapids.datasets: karate, "
+                "les_miserables, florentine_families), undirected, its weights where it has "
+                "them"),
     "parquet": ("parquet:PATH[:SRC:DST[:WEIGHT]]", "your Parquet edge list (columns default "
                 "src, dst; optional weight column)"),
 }
@@ -168,6 +171,12 @@ def parse_spec(text) -> GraphSpec:
         raise _bad(text, f"unknown kind {kind!r}; choose from {', '.join(KINDS)}")
     if kind == "parquet":
         return GraphSpec(text, kind, _parquet(text, body))
+    if kind == "dataset":
+        names = [d["name"] for d in datasets.list_datasets()]
+        if body.strip() not in names:
+            raise _bad(text, f"unknown dataset {body.strip()!r}; choose from "
+                             + ", ".join(names))
+        return GraphSpec(text, kind, {"name": body.strip()})
     values = body.split(":") if body else []
     spec = FIELDS[kind]
     if kind == "rmat" and len(values) == 1:
@@ -390,6 +399,13 @@ def edge_frame(spec, *, undirected: bool):
         else:
             cols["weight"] = length
         facts = {"generator": "Delaunay triangulation of uniform points"}
+    elif kind == "dataset":
+        df = datasets.load_edges(p["name"])
+        cols = {c: df[c].to_numpy() for c in ("src", "dst", "weight") if c in df}
+        if "weight" not in cols or undirected:
+            kw["weight"] = None
+            cols.pop("weight", None)
+        facts = {"generator": f"embedded dataset {p['name']}"}
     elif kind == "powerlaw":
         n = p["n"]
         m = max(1, round(n * float(p["avg_degree"]) / (2 if undirected else 1)))

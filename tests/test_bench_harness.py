@@ -34,6 +34,7 @@ from onyx_rapids import device, inputs  # noqa: E402
     ("powerlaw:100:4:2.5", "powerlaw", {"n": 100, "avg_degree": 4, "exponent": 2.5}),
     ("smallworld:100:6:0.1", "smallworld", {"n": 100, "k": 6, "p": 0.1}),
     ("er:100:2.5~7", "er", {"n": 100, "avg_degree": 2.5, "seed": 7}),
+    ("dataset:karate", "dataset", {"name": "karate"}),
     ("rmat:3:2~1@bfs", "rmat", {"scale": 3, "edge_factor": 2, "seed": 1, "order": "bfs"}),
 ])
 def test_good_specs_parse(text, kind, params):
@@ -50,6 +51,7 @@ def test_good_specs_parse(text, kind, params):
     ("road:4", "expected road:SIDE:DROP"), ("powerlaw:100:4:2", "EXPONENT must be > 2"),
     ("powerlaw:100:30:2.5", "exceeds (N - 1) / 4"), ("smallworld:100:5:0.1", "K must be even"),
     ("smallworld:10:4:2", "P must be >= 0 and <= 1"), ("grid:4~x", "seed after '~'"),
+    ("dataset:foo", "unknown dataset 'foo'"),
 ])
 def test_bad_specs_name_the_spec_and_the_problem(text, what):
     with pytest.raises(ValueError) as e:
