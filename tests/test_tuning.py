@@ -154,3 +154,13 @@ def test_collect_checks_every_configuration_against_the_defaults():
                            random_count=0)
     assert len(table) == len(tuning.pool("weakly_connected_components", random_count=0))
     assert table["agrees"].all() and (table["check_detail"] == "agrees").all()
+
+
+def test_a_slow_configuration_is_timed_once(monkeypatch):
+    g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
+    configs = [{}, {"method": "propagate"}]
+    rows = tuning.measure(g, "weakly_connected_components", configs=configs, repeat=3)
+    assert rows["repeat"].tolist() == [3, 3]
+    monkeypatch.setattr(tuning, "SLOW_MS", 0.0)  # every call is slow
+    rows = tuning.measure(g, "weakly_connected_components", configs=configs, repeat=3)
+    assert rows["repeat"].tolist() == [1, 1] and (rows["ms"] > 0).all()

@@ -7,7 +7,7 @@ file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
 
 * algorithms (:data:`onyx_rapids.tuning.TUNED`) with
   :func:`onyx_rapids.tuning.training_inputs`: bfs and sssp from the highest-degree vertex,
-  pagerank, weakly_connected_components, betweenness_centrality from 64 sampled sources,
+  pagerank, weakly_connected_components, betweenness_centrality from 16 sampled sources,
   label_propagation and personalized_pagerank with k = ``--ks`` (32) features;
 * one case per (graph, algorithm): role ``ours`` is the defaults' row (``{}``), every other
   configuration a ``variant`` (``speedup_vs_ours`` its gain over the defaults);
