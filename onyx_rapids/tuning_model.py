@@ -157,13 +157,42 @@ def _leaves(tree: dict, X: np.ndarray) -> np.ndarray:
         node = np.where(inner, np.where(go_left, left, tree["children_right"][node]), node)
 
 
+def _stacked(stages: list) -> dict:
+    """A boosting model's trees as (stages x nodes) arrays, padded with leaves, so that every
+    stage descends one level at a time together (:func:`_predict_regressor`)."""
+    width = max(len(t["children_left"]) for t in stages)
+
+    def pad(key, fill, dtype):
+        out = np.full((len(stages), width), fill, dtype=dtype)
+        for i, t in enumerate(stages):
+            out[i, :len(t[key])] = t[key]
+        return out
+
+    return {"left": pad("children_left", -1, np.int64),
+            "right": pad("children_right", -1, np.int64),
+            "feature": pad("feature", 0, np.int64),
+            "threshold": pad("threshold", 0.0, np.float64),
+            "value": pad("value", 0.0, np.float64)}
+
+
 def _predict_regressor(reg: dict, X: np.ndarray) -> np.ndarray:
     """The exported regressor ``reg``'s predictions for the rows of ``X``."""
     if reg["kind"] == "gbm":
-        out = np.full(len(X), reg["init"])
-        for stage in reg["stages"]:
-            out += reg["learning_rate"] * stage["value"][_leaves(stage, X)]
-        return out
+        if "_stacked" not in reg:
+            reg["_stacked"] = _stacked(reg["stages"])
+        t = reg["_stacked"]
+        X = X.astype(np.float32).astype(np.float64)  # as scikit-learn's trees
+        stage = np.arange(t["left"].shape[0])[:, None]
+        rows = np.arange(len(X))[None, :]
+        node = np.zeros((t["left"].shape[0], len(X)), dtype=np.int64)
+        while True:  # every stage and row one level down
+            left = t["left"][stage, node]
+            inner = left >= 0
+            if not inner.any():
+                break
+            go_left = X[rows, t["feature"][stage, node]] <= t["threshold"][stage, node]
+            node = np.where(inner, np.where(go_left, left, t["right"][stage, node]), node)
+        return reg["init"] + reg["learning_rate"] * t["value"][stage, node].sum(axis=0)
     if reg["kind"] == "mlp":
         h = (X - reg["mean"]) / reg["scale"]
         last = len(reg["coefs"]) - 1
