@@ -107,7 +107,7 @@ import numpy as np
 
 from . import device
 
-__all__ = ["attributes", "VERSION", "DEFAULT_SAMPLES", "DEFAULT_SWEEPS"]
+__all__ = ["attributes", "VERSION", "DEFAULT_SAMPLES", "DEFAULT_SWEEPS", "STRUCTURAL"]
 
 #: The version of the keys and their definitions (a tuner's training table records it).
 VERSION = 1
@@ -117,16 +117,23 @@ DEFAULT_SAMPLES = 1 << 16
 DEFAULT_SWEEPS = 2
 
 _PERCENTILES = (50, 90, 99)
+#: The keys computed on the simple undirected view (BFS sweeps, wedges): the costly part,
+#: None with ``structure=False``.
+STRUCTURAL = ("diameter_estimate", "diameter_sweeps", "reached_share", "wedges",
+              "transitivity_estimate", "average_clustering_estimate", "clustering_samples",
+              "clustering_exact")
 
 
 def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
-               sweeps: int = DEFAULT_SWEEPS) -> dict:
+               sweeps: int = DEFAULT_SWEEPS, structure: bool = True) -> dict:
     """The attributes of graph ``g`` (see the module docstring for every key), computed now;
     :meth:`onyx_rapids.graph.Graph.attributes` caches them on the graph.
 
     ``samples`` wedges are checked for the clustering estimates (all of them when the graph has
     no more), drawn with NumPy's generator seeded by ``seed``; ``sweeps`` BFS runs estimate
-    the diameter (2: the double sweep)."""
+    the diameter (2: the double sweep).  ``structure=False`` leaves the :data:`STRUCTURAL`
+    keys None: no simple undirected view is built and no BFS runs (degree statistics,
+    assortativity and weights only: reductions over the graph's own arrays)."""
     samples, sweeps = int(samples), int(sweeps)
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
@@ -181,9 +188,12 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
 
     out["degree_assortativity"] = _assortativity(g)
 
-    simple = _simple_view(g, loops)
-    out.update(_diameter(simple, sweeps))
-    out.update(wedge_estimate(simple, samples=samples, seed=seed))
+    if structure:
+        simple = _simple_view(g, loops)
+        out.update(_diameter(simple, sweeps))
+        out.update(wedge_estimate(simple, samples=samples, seed=seed))
+    else:
+        out.update(dict.fromkeys(STRUCTURAL))
     out.update(_weight_stats(g))
     return out
 

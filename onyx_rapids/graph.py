@@ -956,7 +956,8 @@ class Graph:
             "backend": device.BACKEND,
         }
 
-    def attributes(self, *, samples: int | None = None, seed: int = 0) -> dict:
+    def attributes(self, *, samples: int | None = None, seed: int = 0,
+                   structure: bool = True) -> dict:
         """Attributes that describe the graph (n, m, density, kind, degree statistics, degree
         assortativity, a diameter estimate, wedges and sampled clustering, ...) as a dict of
         plain Python values, for choosing how to run on it (issue 38); every key is defined in
@@ -965,7 +966,10 @@ class Graph:
         Cached (:meth:`cached`): the first call per (``samples``, ``seed``) computes them,
         later calls return the same dict (do not modify it).  ``samples`` wedges (default
         :data:`onyx_rapids.attributes.DEFAULT_SAMPLES`) drawn with ``seed`` estimate the
-        clustering, exactly when the graph has no more wedges than that.
+        clustering, exactly when the graph has no more wedges than that.  ``structure=False``
+        skips the costly keys (:data:`onyx_rapids.attributes.STRUCTURAL`: BFS sweeps and
+        wedges on the simple undirected view), which are then None; a full dict already
+        cached serves it too.
 
         >>> import pandas as pd
         >>> g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
@@ -980,7 +984,14 @@ class Graph:
         if samples is None:
             samples = graph_attributes.DEFAULT_SAMPLES
         samples, seed = int(samples), int(seed)
-        return self.cached(("attributes", samples, seed),
+        full = ("attributes", samples, seed)
+        if not structure:
+            cached = self._cache.get(full)
+            if cached is not None:
+                return {**cached, **dict.fromkeys(graph_attributes.STRUCTURAL)}
+            return self.cached(("attributes", "degrees"), lambda: graph_attributes.attributes(
+                self, samples=samples, seed=seed, structure=False))
+        return self.cached(full,
                            lambda: graph_attributes.attributes(self, samples=samples, seed=seed))
 
     def __repr__(self) -> str:

@@ -502,7 +502,7 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
     if spec.name not in model.algorithms:
         report["reason"] = f"the tuning model does not tune {spec.name}; the defaults"
         return [{}], report
-    attributes = g.attributes()
+    attributes = g.attributes(structure=model.structure)
     report["attributes_seconds"] = time.perf_counter() - began  # 0 once cached
     began = time.perf_counter()
     features, wanted = _features(kwargs), SEARCH_TOP if mode == "search" else 1

@@ -42,6 +42,8 @@ import pathlib
 
 import numpy as np
 
+from .attributes import STRUCTURAL
+
 __all__ = ["FEATURES", "LOG_FEATURES", "KINDS", "FILL", "FORMAT", "FORMAT_VERSION", "MODEL_ENV",
            "Model", "ModelError", "attribute_vector", "default_model_path", "evaluate",
            "feature_names", "load_model", "read_table", "train"]
@@ -241,7 +243,16 @@ class Model:
             raise ValueError(f"attributes version {version}, the tuning model "
                              f"({self._source}) was trained on version "
                              f"{self.meta['attributes_version']}")
+        if not self.structure:  # trained without them: they are not read
+            attributes = {**attributes, **dict.fromkeys(STRUCTURAL)}
         return attribute_vector(attributes)
+
+    @property
+    def structure(self) -> bool:
+        """Whether the model reads the costly attributes
+        (:data:`onyx_rapids.attributes.STRUCTURAL`); False: ``g.attributes(structure=False)``
+        serves it."""
+        return self.meta.get("structure", True)
 
     def pool(self, name: str) -> list[dict]:
         """The configurations measured for algorithm ``name`` (keyword dicts; ``{}`` the
@@ -421,6 +432,8 @@ def _parse(doc, source) -> dict:
     for key in ("created", "device", "backend"):
         r.get(doc, key, "the model", str)
     r.get(doc, "attributes_version", "the model", int)
+    if not isinstance(doc.get("structure", True), bool):
+        r.fail(f"structure {doc['structure']!r} is not true or false")
     r.get(doc, "graphs", "the model", list)
     names = feature_names()
     if r.get(doc, "features", "the model", list) != names:
@@ -583,12 +596,14 @@ def _single(frame, column):
     return frame[column].dropna().iloc[0]
 
 
-def train(table, *, seed: int = 0) -> Model:
+def train(table, *, seed: int = 0, structure: bool = True) -> Model:
     """Train a :class:`Model` on a training table (:func:`onyx_rapids.tuning.measure`'s
     rows: a pandas DataFrame or Parquet path(s)), every algorithm in it; needs scikit-learn.
     Only rows with status ``ok``, a finite time and (where the column exists) ``agrees`` are
     used.  The table must hold one device, backend and attributes version, and no graph
-    held out for :func:`evaluate`.
+    held out for :func:`evaluate`.  ``structure=False`` trains without the costly attributes
+    (:data:`onyx_rapids.attributes.STRUCTURAL`: BFS sweeps and wedges), so that a tuned call
+    computes only the cheap ones.
 
     >>> model = train("training.parquet", seed=0)   # doctest: +SKIP
     >>> print(model.describe("pagerank"))           # doctest: +SKIP
@@ -602,6 +617,8 @@ def train(table, *, seed: int = 0) -> Model:
     frame = read_table(table)
     if frame.empty:
         raise ValueError("the training table has no usable rows")
+    if not structure:
+        frame = frame.assign(**{f"attr_{k}": None for k in STRUCTURAL})
     attr_columns = [c for c in frame if c.startswith("attr_")]
     varying = frame.groupby("graph")[attr_columns].nunique(dropna=False).max(axis=1)
     if (varying > 1).any():
@@ -614,6 +631,7 @@ def train(table, *, seed: int = 0) -> Model:
            "attributes_version": int(_single(frame, "attributes_version")),
            "library_version": _library_version(),
            "graphs": sorted(frame["graph"].unique().tolist()), "features": names,
+           "structure": bool(structure),
            "algorithms": {}}
     estimators = {}
     for name, rows in frame.groupby("algorithm", sort=True):

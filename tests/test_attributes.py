@@ -279,3 +279,20 @@ def test_bad_arguments():
         attrs.attributes(g, samples=0)
     with pytest.raises(ValueError, match="sweeps"):
         attrs.attributes(g, sweeps=0)
+
+
+def test_without_structure_the_costly_keys_are_none_and_the_rest_equal():
+    import onyx_rapids as onyx
+    from onyx_rapids.attributes import STRUCTURAL
+
+    g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("les_miserables"), directed=True)
+    cheap = g.attributes(structure=False)
+    assert all(cheap[k] is None for k in STRUCTURAL) and cheap is g.attributes(structure=False)
+    full = g.attributes()
+    assert full["diameter_estimate"] > 0 and full["wedges"] > 0
+    assert {k: v for k, v in full.items() if k not in STRUCTURAL} == {
+        k: v for k, v in cheap.items() if k not in STRUCTURAL}
+    h = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
+    h.attributes()  # the full dict serves a later cheap call
+    assert h.attributes(structure=False)["wedges"] is None
+    assert h.attributes(structure=False)["n"] == 34

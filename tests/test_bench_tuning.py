@@ -66,6 +66,7 @@ def test_train_writes_the_model_and_the_held_out_table(tmp_path, monkeypatch):
     for c in suite.COLUMNS:  # shares of the measured peak
         assert 0 < row[f"{c}_mean"] <= 100
     assert report["held_out_families_in_training"] == ["rmat:3:2"]  # another seed only
+    assert 0 < report["degrees_only"]["weakly_connected_components"]["top3_mean"] <= 100
     with pytest.raises(ValueError, match="both in training and held out: grid:3, rmat:3:2"):
         suite.train_and_evaluate(train, train, model_path=tmp_path / "m2.json",
                                  out=str(tmp_path))

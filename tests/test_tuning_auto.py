@@ -122,9 +122,9 @@ def test_what_the_caller_sets_wins_over_the_tuner(model, karate):
 def test_an_algorithm_the_model_does_not_tune_runs_its_defaults(model, karate):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        out, info = onyx.bfs(karate, source=0, tuning=model, return_info=True)
-    assert info.tuning["config"] == {} and "does not tune bfs" in info.tuning["reason"]
-    assert pandas(out).equals(pandas(onyx.bfs(karate, source=0)))
+        out, info = onyx.core_number(karate, tuning=model, return_info=True)
+    assert info.tuning["config"] == {} and "does not tune core_number" in info.tuning["reason"]
+    assert pandas(out).equals(pandas(onyx.core_number(karate)))
 
 
 def test_search_times_the_top_three_once_per_graph_and_keeps_the_fastest(model, karate,
@@ -203,3 +203,11 @@ def test_the_command_line_tunes_and_runs_tuned(model, monkeypatch, tmp_path, cap
     ref = pandas(onyx.weakly_connected_components(onyx.Graph.from_edgelist(
         onyx.datasets.load_edges("karate"), weight="weight"))).sort_values("vertex")
     assert np.array_equal(labels, ref["labels"].to_numpy())
+
+
+def test_a_model_without_structure_computes_only_the_cheap_attributes(karate):
+    cheap = tuning_model.train(_table(_graphs()), structure=False)
+    _, info = onyx.weakly_connected_components(karate, tuning=cheap, return_info=True)
+    assert info.tuning["config"] == {"method": "propagate"}
+    keys = [k for k in karate._cache if isinstance(k, tuple) and k[:1] == ("attributes",)]
+    assert keys == [("attributes", "degrees")]  # no BFS sweeps, no wedges

@@ -269,3 +269,23 @@ def test_parquet_paths_and_constant_cases(tmp_path):
     assert model.tree_choice(NAME, dict(attrs, kind="bipartite")) == {}  # no tree: most frequent
     model.save(tmp_path / "m.json")
     assert tm.load_model(tmp_path / "m.json").rank(NAME, attrs) == [{}]
+
+
+def test_a_model_without_structure_reads_only_the_cheap_attributes(train_table, test_table,
+                                                                   tmp_path):
+    cheap = tm.train(train_table, seed=0, structure=False)
+    assert cheap.structure is False
+    path = tmp_path / "cheap.json"
+    cheap.save(path)
+    loaded = tm.load_model(path)
+    assert loaded.structure is False
+    scores = tm.evaluate(loaded, test_table)  # the rule reads skew and density: no loss
+    assert scores["top3"].mean() > 95
+    attrs = tm._graph_attributes(test_table[test_table["graph"] == "held0"])
+    other = {**attrs, "diameter_estimate": 10_000, "wedges": 10**9}
+    np.testing.assert_array_equal(loaded.predict(NAME, attrs), loaded.predict(NAME, other))
+    doc = json.loads(path.read_text())
+    doc["structure"] = "yes"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(tm.ModelError, match="structure 'yes' is not true or false"):
+        tm.load_model(path)

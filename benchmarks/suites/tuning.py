@@ -197,7 +197,8 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     frequent best, the tree, the regressor's top-1 (``tuning="auto"``) and top-3
     (``tuning="search"`` times those three); the per-algorithm means and minima, the goals
     (:data:`GOAL_TOP3`, :data:`GOAL_AUTO`, auto above the defaults on average) and each
-    algorithm's trees.  Writes ``run-tuning-heldout_<device>_<date>[_<tag>].{md,json}``;
+    algorithm's trees, and the top-1 / top-3 of models trained without the costly attributes
+    (``structure=False``).  Writes ``run-tuning-heldout_<device>_<date>[_<tag>].{md,json}``;
     returns the report."""
     import datetime
 
@@ -214,6 +215,13 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     model.save(model_path)
     log(f"trained on {train['graph'].nunique()} graphs ({len(train)} rows); saved {model_path}")
     scores = tuning_model.evaluate(model, held)
+    # the same models without the costly attributes (BFS sweeps, wedges): what they lose
+    cheap = tuning_model.evaluate(tuning_model.train(train, seed=seed, structure=False), held)
+    degrees_only = {name: {"top1_mean": float(g["top1"].mean()),
+                           "top1_min": float(g["top1"].min()),
+                           "top3_mean": float(g["top3"].mean()),
+                           "top3_min": float(g["top3"].min())}
+                    for name, g in cheap.groupby("algorithm", sort=True)}
     summary = []
     for name, group in scores.groupby("algorithm", sort=True):
         row = {"algorithm": name, "graphs": len(group)}
@@ -231,6 +239,7 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
               "held_out_families_in_training": sorted(
                   {_family(g) for g in held["graph"]} & {_family(g) for g in train["graph"]}),
               "scores": scores.to_dict("records"), "summary": summary,
+              "degrees_only": degrees_only,
               "trees": {name: model.describe(name) for name in model.algorithms}}
     lines = [f"# Tuning: held-out table ({device}, {date})", "",
              f"Trained on {len(report['training_graphs'])} graphs, scored on "
@@ -247,6 +256,12 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
                      f"{'met' if r['goal_top3'] else 'missed'} | "
                      f"{'met' if r['goal_auto'] else 'missed'} | "
                      f"{'yes' if r['auto_beats_defaults'] else 'no'} |")
+    lines += ["", "Trained without the costly attributes (`structure=False`: no BFS sweeps or "
+              "wedges, so a tuned call computes only degree statistics):", "",
+              "| algorithm | top-1 | top-3 |", "|---|---:|---:|"]
+    for name, r in degrees_only.items():
+        lines.append(f"| {name} | {r['top1_mean']:.1f} (min {r['top1_min']:.1f}) | "
+                     f"{r['top3_mean']:.1f} (min {r['top3_min']:.1f}) |")
     lines += ["", "## Every held-out graph", "", "| algorithm | graph | best ms | best "
               "configuration | " + " | ".join(COLUMNS) + " |", "|---|---|---:|---|"
               + "---:|" * len(COLUMNS)]
