@@ -307,7 +307,7 @@ def cmd_tune(args) -> int:
     table = tuning.collect(graphs, algorithms, repeat=args.repeat, random_count=args.random,
                            table=args.table, progress=progress)
     progress(f"training on {table['graph'].nunique()} graphs, {len(table)} measurements...")
-    model = tuning_model.train(table, seed=args.seed)
+    model = tuning_model.train(table, seed=args.seed, structure=not args.degree_only)
     tmp = out[0].with_name(out[0].name + ".tmp")
     model.save(tmp)
     os.replace(tmp, out[0])
@@ -1068,6 +1068,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="random configurations in each pool besides the one-option ones "
                            "(default 16)")
     tune.add_argument("--seed", type=int, default=0, metavar="S", help="training seed")
+    tune.add_argument("--degree-only", action="store_true",
+                      help="train without the costly attributes (BFS sweeps, wedges): a "
+                           "tuned call then computes only degree statistics")
     tune.add_argument("--force", action="store_true", help="overwrite an existing --out")
     tune.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     tune.set_defaults(func=cmd_tune)
