@@ -1,5 +1,7 @@
 """Suite ``tuning`` (issue 38): its rows are a training table (a pool per algorithm, each
-configuration checked against the defaults), and a wrong configuration fails the run."""
+configuration checked against the defaults), a wrong configuration fails the run, and
+``python -m benchmarks train`` turns a training and a held-out run into the package's model
+and the held-out table."""
 
 import json
 
@@ -10,63 +12,71 @@ from benchmarks import harness
 from benchmarks.suites import tuning as suite
 from onyx_rapids import tuning, tuning_model
 
-
-def _run(tmp_path, monkeypatch, **kw):
-    monkeypatch.setattr(suite, "RANDOM", 1)
-    return harness.run_suite("tuning", graphs_text="rmat:3:2", quick=True, out=str(tmp_path),
-                             quiet=True, algorithms=["weakly_connected_components"], **kw)
+WCC = "weakly_connected_components"
 
 
-def test_the_runs_rows_are_a_training_table(tmp_path, monkeypatch):
-    rc, rep = _run(tmp_path, monkeypatch)
+def _run(out, graphs_text, **kw):
+    return harness.run_suite("tuning", graphs_text=graphs_text, quick=True, out=str(out),
+                             quiet=True, algorithms=[WCC], **kw)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """A training run (two graphs) and a held-out run (another seed), one random
+    configuration a pool."""
+    out = tmp_path_factory.mktemp("tuning")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(suite, "RANDOM", 1)
+        reports = {tag: _run(out / tag, text, tag=tag)
+                   for tag, text in (("train", "rmat:3:2,grid:3"), ("held", "rmat:3:2~1"))}
+    return out, reports
+
+
+def test_the_runs_rows_are_a_training_table(runs):
+    out, reports = runs
+    rc, rep = reports["train"]
     assert rc == 0 and not rep["failures"]
     rows = pd.DataFrame(rep["rows"])
-    cost = rows[rows["algorithm"] == "attributes"].iloc[0]
-    assert cost["check"] == "ok" and cost["ms"] > 0 and cost["params"]["pagerank_ms"] > 0
-    table = suite.training_table(pd.read_parquet(next(tmp_path.glob("*.parquet"))))
-    pool = tuning.pool("weakly_connected_components", random_count=1)
-    assert sorted(table["config"]) == sorted(tuning.config_json(c, "weakly_connected_components")
-                                             for c in pool)
+    cost = rows[rows["algorithm"] == "attributes"]
+    assert (cost["check"] == "ok").all() and (cost["ms"] > 0).all()
+    assert all(p["pagerank_ms"] > 0 for p in cost["params"])
+    table = suite.training_table(pd.read_parquet(next((out / "train").glob("*.parquet"))))
+    pool = sorted(tuning.config_json(c, WCC) for c in tuning.pool(WCC, random_count=1))
+    for graph, rows in table.groupby("graph"):
+        assert sorted(rows["config"]) == pool, graph
+        assert rows.loc[rows["config"] == "{}", "role"].tolist() == ["ours"]
+        assert rows["attr_n"].nunique() == 1 and rows["attr_kind"].iloc[0]
     assert (table["status"] == "ok").all() and table["agrees"].all() and (table["ms"] > 0).all()
-    assert table.loc[table["config"] == "{}", "role"].tolist() == ["ours"]
-    assert table["attr_n"].eq(table["attr_n"].iloc[0]).all() and table["attr_kind"].iloc[0]
-    # the table is what train() reads (one graph: constant choices)
-    model = tuning_model.train(table)
-    assert model.algorithms == ["weakly_connected_components"]
-    assert {json.dumps(c, sort_keys=True) for c in model.pool(
-        "weakly_connected_components")} == set(table["config"])
 
 
 def test_a_configuration_computing_something_else_fails_the_run(tmp_path, monkeypatch):
     def wrong(ref, ours):
         return len(ours) == 0, "forced"  # every configuration disagrees
-    monkeypatch.setitem(suite.CHECKS, "weakly_connected_components", lambda k: wrong)
-    rc, rep = _run(tmp_path, monkeypatch)
+    monkeypatch.setitem(suite.CHECKS, WCC, lambda k: wrong)
+    monkeypatch.setattr(suite, "RANDOM", 0)
+    rc, rep = _run(tmp_path, "rmat:3:2")
     assert rc == 1 and any("differs from the defaults" in f for f in rep["failures"])
 
 
-def test_train_writes_the_model_and_the_held_out_table(tmp_path, monkeypatch):
-    monkeypatch.setattr(suite, "RANDOM", 1)
-    for graphs_text, tag in (("rmat:3:2,grid:3", "train"), ("rmat:3:2~1", "held")):
-        rc, _ = harness.run_suite("tuning", graphs_text=graphs_text, quick=True,
-                                  out=str(tmp_path / tag), quiet=True, tag=tag,
-                                  algorithms=["weakly_connected_components"])
-        assert rc == 0
-    train = [str(p) for p in (tmp_path / "train").glob("*.parquet")]
-    held = [str(p) for p in (tmp_path / "held").glob("*.parquet")]
+def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
+    out, _ = runs
+    train = [str(p) for p in (out / "train").glob("*.parquet")]
+    held = [str(p) for p in (out / "held").glob("*.parquet")]
     model_path = tmp_path / "model.json"
     assert harness.main(["train", "--train", *train, "--held-out", *held, "--model",
                          str(model_path), "--out", str(tmp_path)]) == 0
     model = tuning_model.load_model(model_path)
-    assert model.algorithms == ["weakly_connected_components"]
+    assert model.algorithms == [WCC]
     assert sorted(model.meta["graphs"]) == ["grid:3", "rmat:3:2"]
+    assert {json.dumps(c, sort_keys=True) for c in model.pool(WCC)} == {
+        tuning.config_json(c, WCC) for c in tuning.pool(WCC, random_count=1)}
     report = json.loads(next(tmp_path.glob("run-tuning-heldout_*.json")).read_text())
     (row,) = report["summary"]
     assert row["graphs"] == 1 and report["held_out_graphs"] == ["rmat:3:2~1"]
     for c in suite.COLUMNS:  # shares of the measured peak
         assert 0 < row[f"{c}_mean"] <= 100
     assert report["held_out_families_in_training"] == ["rmat:3:2"]  # another seed only
-    assert 0 < report["degrees_only"]["weakly_connected_components"]["top3_mean"] <= 100
+    assert 0 < report["degrees_only"][WCC]["top3_mean"] <= 100
     with pytest.raises(ValueError, match="both in training and held out: grid:3, rmat:3:2"):
         suite.train_and_evaluate(train, train, model_path=tmp_path / "m2.json",
                                  out=str(tmp_path))
