@@ -100,10 +100,11 @@ TUNING = ("auto", "search")
 
 
 def _tuning(name, value):
+    if value is None or (isinstance(value, str) and value in TUNING):
+        return value  # every Execution checks this: no import on the common path
     from .tuning_model import Model
 
-    if value is None or isinstance(value, Model) or (isinstance(value, str)
-                                                     and value in TUNING):
+    if isinstance(value, Model):
         return value
     raise ValueError(f"{name} must be None, 'auto', 'search' or an onyx_rapids.tuning_model."
                      f"Model, got {value!r}")

@@ -301,10 +301,19 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
         rows.append(row)
     frame = pd.DataFrame(rows).sort_values("ms", na_position="last", kind="stable")
     frame = frame.reset_index(drop=True)
-    if table is not None:
-        if os.path.exists(table):
-            frame = pd.concat([pd.read_parquet(table), frame], ignore_index=True)
-        frame.to_parquet(table, index=False)
+    return _append(frame, table)
+
+
+def _append(frame, table):
+    """``frame`` after the rows of the Parquet file ``table``, written back to it (created if
+    missing); ``frame`` itself when ``table`` is None."""
+    import pandas as pd
+
+    if table is None:
+        return frame
+    if os.path.exists(table):
+        frame = pd.concat([pd.read_parquet(table), frame], ignore_index=True)
+    frame.to_parquet(table, index=False)
     return frame
 
 
@@ -406,12 +415,7 @@ def collect(graphs: dict, algorithms=TUNED, *, repeat: int = 3, random_count: in
             if progress is not None:
                 progress(f"{graph_name}: {name}, {len(configs)} configurations in "
                          f"{time.perf_counter() - began:.1f} s (fastest {frame['config'][0]})")
-    out = pd.concat(frames, ignore_index=True)
-    if table is not None:
-        if os.path.exists(table):
-            out = pd.concat([pd.read_parquet(table), out], ignore_index=True)
-        out.to_parquet(table, index=False)
-    return out
+    return _append(pd.concat(frames, ignore_index=True), table)
 
 
 # ------------------------------------------------------------------------ tuning="auto"
@@ -552,20 +556,20 @@ def run_tuned(spec, g, args, kwargs, execution, chosen, tuning):
                                                             **extra})
 
     if len(candidates) > 1:
+        own = {**chosen, **base.changed(), **{k: kwargs[k] for k in explicit if k in kwargs}}
         key = ("tuning", "search", spec.name, json.dumps(sorted(given)),
-               json.dumps(sorted((k, repr(v)) for k, v in {**chosen, **base.changed()}.items())),
-               _features(checked))
+               repr(sorted((k, repr(v)) for k, v in own.items())), _features(checked))
 
         def search():
-            timed = []
+            timings = []
             for config in candidates:
                 call(config, return_info=False)  # warm: compiled, caches built
                 device.synchronize()
                 start = time.perf_counter()
                 call(config, return_info=False)
                 device.synchronize()
-                timed.append((time.perf_counter() - start, config))
-            return [(config, seconds) for seconds, config in timed]
+                timings.append((config, time.perf_counter() - start))
+            return timings
 
         timings = g.cached(key, search)
         report["searched"] = [{"config": config_json(c, spec.name), "ms": s * 1e3}

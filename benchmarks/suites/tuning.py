@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from onyx_rapids import device, tuning
+from onyx_rapids import tuning
 
 from .. import catalog
-from ..common import column, compare, free_memory, median
+from ..common import column, compare, free_memory, median, time_calls, timed
 
 TUNED = tuning.TUNED
 PER_FEATURE = tuple(tuning.FEATURES)
@@ -99,20 +99,9 @@ def _attributes_cost(run, spec, g):
         onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate")).attributes()
         _WARM.append(True)
     row = run.row(spec.text, "attributes", "cost", "cold", "ours", "ours")
-    device.synchronize()
-    t = time.perf_counter()
-    attrs = g.attributes()
-    device.synchronize()
-    ms = (time.perf_counter() - t) * 1e3
+    attrs, ms = timed(g.attributes)
     pr = catalog.get("pagerank")
-    catalog.call(pr, g, {}, info=False)  # compiled
-    times = []
-    for _ in range(run.repeat):
-        device.synchronize()
-        t = time.perf_counter()
-        catalog.call(pr, g, {}, info=False)
-        device.synchronize()
-        times.append((time.perf_counter() - t) * 1e3)
+    _, _, times = time_calls(lambda: catalog.call(pr, g, {}, info=False), run.repeat)
     pagerank_ms = median(times)
     row.update(ms=ms, repeats=1, times_ms=[ms], params={
         "attributes_ms": ms, "pagerank_ms": pagerank_ms, "ratio": ms / pagerank_ms})
