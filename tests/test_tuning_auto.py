@@ -211,3 +211,18 @@ def test_a_model_without_structure_computes_only_the_cheap_attributes(karate):
     assert info.tuning["config"] == {"method": "propagate"}
     keys = [k for k in karate._cache if isinstance(k, tuple) and k[:1] == ("attributes",)]
     assert keys == [("attributes", "degrees")]  # no BFS sweeps, no wedges
+
+
+@pytest.mark.parametrize("argv, what", [
+    (["nowhere.parquet"], "no such file, nor an embedded graph"),
+    (["karate", "--algorithms", "pagerankk"], "unknown algorithm 'pagerankk'"),
+    (["karate", "--repeat", "0"], "--repeat must be >= 1"),
+])
+def test_tune_refuses_bad_input_before_measuring(tmp_path, capsys, argv, what):
+    assert cli.main(["tune", *argv, "--out", str(tmp_path / "m.json")]) == 2
+    assert what in capsys.readouterr().err and not (tmp_path / "m.json").exists()
+
+
+def test_tuning_needs_a_graph_it_can_describe(model):
+    with pytest.raises(ValueError, match="tuning needs an onyx_rapids.Graph, got str"):
+        onyx.pagerank("edges.parquet", tuning=model)
