@@ -39,7 +39,7 @@ def test_the_runs_rows_are_a_training_table(runs):
     rows = pd.DataFrame(rep["rows"])
     cost = rows[rows["algorithm"] == "attributes"]
     assert (cost["check"] == "ok").all() and (cost["ms"] > 0).all()
-    assert all(p["pagerank_ms"] > 0 for p in cost["params"])
+    assert all(p["pagerank_ms"] > 0 and p["degree_only_ms"] > 0 for p in cost["params"])
     table = suite.training_table(pd.read_parquet(next((out / "train").glob("*.parquet"))))
     pool = sorted(tuning.config_json(c, WCC) for c in tuning.pool(WCC, random_count=1))
     for graph, rows in table.groupby("graph"):
