@@ -239,7 +239,9 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
     Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
     (once when that call took over :data:`SLOW_MS`) with the device synchronized; ``ms`` is
     the median.  A configuration the call refuses
-    (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time.  ``check``, a
+    (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time; one that fails
+    otherwise (a kernel that cannot launch, say) ``"error: <exception>: ..."``, no time and,
+    with ``check``, ``agrees`` False: the other configurations are still measured.  ``check``, a
     function ``check(reference, result) -> (ok, detail)`` of two result frames, compares every
     configuration's warm-up result with the first configuration's (columns ``agrees`` and
     ``check_detail``): a configuration must compute what the defaults compute.  Columns:
@@ -291,6 +293,8 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
             row["edges_per_s"] = g.m / (row["ms"] / 1e3) if times else math.nan
         except ValueError as e:
             row["status"] = f"refused: {e}"
+        except Exception as e:  # noqa: BLE001 (a configuration that fails is a finding)
+            row["status"] = f"error: {type(e).__name__}: {e}"
         if check is not None:
             if index == 0:
                 reference = result

@@ -58,6 +58,26 @@ def test_a_configuration_computing_something_else_fails_the_run(tmp_path, monkey
     assert rc == 1 and any("differs from the defaults" in f for f in rep["failures"])
 
 
+def test_a_configuration_that_raises_fails_the_run_and_the_rest_is_measured(tmp_path,
+                                                                           monkeypatch):
+    options = tuning.call_options
+
+    def failing(name, config, *a, **k):
+        if config == {"method": "propagate"}:
+            raise RuntimeError("launch failed")
+        return options(name, config, *a, **k)
+    monkeypatch.setattr(tuning, "call_options", failing)
+    monkeypatch.setattr(suite, "RANDOM", 0)
+    rc, rep = _run(tmp_path, "rmat:3:2")
+    rows = pd.DataFrame(rep["rows"])
+    rows = rows[rows["case"] == "pool"].set_index("config")
+    assert rc == 1 and any(f.endswith(': error: RuntimeError: launch failed')
+                           for f in rep["failures"])
+    assert rows.loc['{"method": "propagate"}', "check"] == "error"
+    assert len(rows) == len(tuning.pool(WCC, random_count=0))
+    assert (rows.drop(index='{"method": "propagate"}')["status"] == "ok").all()
+
+
 def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
     out, _ = runs
     train = [str(p) for p in (out / "train").glob("*.parquet")]

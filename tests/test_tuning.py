@@ -132,6 +132,27 @@ def test_measure_records_a_refused_configuration(small, monkeypatch):
     assert np.isnan(rows["ms"][0])
 
 
+def test_a_configuration_that_fails_is_recorded_and_the_rest_measured(monkeypatch):
+    """A kernel that cannot launch (as CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES did on an H200)
+    fails its row, which then disagrees, and the next configurations are still measured."""
+    g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
+    options = tuning.call_options
+
+    def failing(name, config, *a, **k):
+        if config == {"method": "propagate"}:
+            raise RuntimeError("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
+        return options(name, config, *a, **k)
+    monkeypatch.setattr(tuning, "call_options", failing)
+    configs = [{}, {"method": "propagate"}, {"block_size": 128}]
+    rows = tuning.measure(g, "weakly_connected_components", configs=configs, repeat=1,
+                          check=tuning.agreement).set_index("config")
+    failed = rows.loc['{"method": "propagate"}']
+    assert failed["status"] == "error: RuntimeError: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+    assert np.isnan(failed["ms"]) and not failed["agrees"]
+    assert (rows.drop(index='{"method": "propagate"}')["status"] == "ok").all()
+    assert rows.drop(index='{"method": "propagate"}')["agrees"].all()
+
+
 def test_agreement_compares_results_vertex_by_vertex():
     a = pd.DataFrame({"vertex": [0, 1, 2], "distance": [0.0, 1.0, np.inf],
                       "predecessor": pd.array([None, 0, None], dtype="Int64")})

@@ -134,16 +134,21 @@ def measure(run, spec, g, stats) -> None:
             default = rec["config"] == "{}"
             row = run.row(spec.text, name, "pool", rec["config"], "ours",
                           "ours" if default else "variant", k=k if k > 1 else None)
-            refused = rec["status"] != "ok"
+            refused = rec["status"].startswith("refused")
+            failed = rec["status"].startswith("error")
             row.update({key: rec[key] for key in rec if key.startswith("attr")
                         or key in ("config", "edges_per_s", "agrees", "backend")})
-            row.update(ms=None if refused else rec["ms"], repeats=0 if refused else run.repeat,
-                       status=f"n/a: {rec['status']}" if refused else "ok",
+            row.update(ms=None if refused or failed else rec["ms"],
+                       repeats=0 if refused or failed else run.repeat,
+                       status=f"n/a: {rec['status']}" if refused else rec["status"],
                        params={"config": json.loads(rec["config"]), "inputs": sorted(inputs)})
-            if not refused:
+            what = f"{name} {rec['config']} on {spec.text}"
+            if failed:  # a configuration that raised fails the run, as a wrong one does
+                row.update(check="error", check_detail=rec["status"])
+                run.log.fail(f"{what}: {rec['status']}")
+            elif not refused:
                 run.check(row, {"ok": rec["agrees"], "against": "the defaults",
-                                "metric": rec["check_detail"], "value": ""},
-                          f"{name} {rec['config']} on {spec.text}")
+                                "metric": rec["check_detail"], "value": ""}, what)
         del frame
         free_memory()
 
