@@ -188,7 +188,7 @@ def pool(name: str, given=None, features: int = 1, random_count: int = POOL_RAND
 
     >>> from onyx_rapids import tuning
     >>> p = tuning.pool("weakly_connected_components", random_count=2)
-    >>> p[0], {"method": "hook"} in p, len(p) == len({tuning.config_json(c) for c in p})
+    >>> p[0], {"method": "propagate"} in p, len(p) == len({tuning.config_json(c) for c in p})
     ({}, True, True)
     """
     configs = [canonical(c, name) for c in space(name, given, features)]
@@ -229,12 +229,15 @@ def _features(kwargs) -> int:
 SLOW_MS = 1000.0
 
 
-def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, table=None,
-            graph_name: str = "", configs=None, check=None, **kwargs):
+def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: int = 16,
+            seed: int = 0, repeat: int = 3, table=None, graph_name: str = "", check=None):
     """Time configurations of algorithm ``name`` on ``g`` (``configs``, default ``count``
-    sampled by :func:`sample`; ``kwargs`` are the call's inputs and parameters, e.g.
-    ``source=0``) and return a pandas frame, a row per configuration, fastest first; append it
-    to the Parquet file ``table`` when given (created if missing).
+    sampled by :func:`sample` with ``seed``) and return a pandas frame, a row per
+    configuration, fastest first; append it to the Parquet file ``table`` when given (created
+    if missing).  ``inputs`` (a dict) are every call's inputs and parameters, e.g.
+    ``{"source": 0}`` or betweenness' ``{"k": 16, "seed": 37}``: a dict of their own, so that
+    none is taken for one of this function's arguments (a ``seed`` once was, and betweenness
+    then drew other sources every call).
 
     Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
     (once when that call took over :data:`SLOW_MS`) with the device synchronized; ``ms`` is
@@ -259,6 +262,7 @@ def measure(g, name: str, *, count: int = 16, seed: int = 0, repeat: int = 3, ta
     import pandas as pd
 
     spec = registry.get(name)
+    kwargs = dict(inputs or {})
     if configs is None:
         given = {key for key in kwargs if key in {i.name for i in spec.inputs}}
         configs = sample(name, count, seed, given=given or None, features=_features(kwargs))
@@ -413,8 +417,8 @@ def collect(graphs: dict, algorithms=TUNED, *, repeat: int = 3, random_count: in
             configs = pool(name, given=set(inputs) - {"seed"} or None,
                            features=_features(inputs), random_count=random_count)
             began = time.perf_counter()
-            frame = measure(g, name, configs=configs, repeat=repeat, graph_name=graph_name,
-                            check=agreement, **inputs)
+            frame = measure(g, name, inputs, configs=configs, repeat=repeat,
+                            graph_name=graph_name, check=agreement)
             frames.append(frame)
             if progress is not None:
                 progress(f"{graph_name}: {name}, {len(configs)} configurations in "

@@ -127,7 +127,7 @@ def test_measure_appends_a_row_per_configuration(small, tmp_path):
 
 def test_measure_records_a_refused_configuration(small, monkeypatch):
     monkeypatch.setattr(tuning, "sample", lambda *a, **k: [{"delta": -1.0}])
-    rows = tuning.measure(small, "sssp", count=1, repeat=1, source=0)
+    rows = tuning.measure(small, "sssp", {"source": 0}, count=1, repeat=1)
     assert rows["status"][0].startswith("refused: ") and "delta" in rows["status"][0]
     assert np.isnan(rows["ms"][0])
 
@@ -167,6 +167,19 @@ def test_agreement_compares_results_vertex_by_vertex():
     wcc = pd.DataFrame({"vertex": range(3), "labels": [0, 0, 2]})
     assert not tuning.agreement(wcc, wcc.assign(labels=[0, 0, 0]))[0]
     assert "columns" in tuning.agreement(wcc, wcc.drop(columns="labels"))[1]
+
+
+def test_measure_passes_every_input_to_the_algorithm():
+    """An input named like one of measure's own arguments (betweenness' ``seed``) reaches the
+    algorithm: the sampled sources are the same in every call, so every configuration
+    computes what the defaults compute (measure's own ``seed`` once took it, and each call drew
+    other sources: rel_l2 0.1-1.4 against the defaults, on the GPU and under the simulator)."""
+    g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
+    inputs = tuning.training_inputs("betweenness_centrality", g)
+    assert inputs == {"k": 16, "seed": 37}
+    rows = tuning.measure(g, "betweenness_centrality", inputs, repeat=1, seed=5,
+                          configs=[{}, {"direction": "push"}], check=tuning.agreement)
+    assert rows["agrees"].all(), rows["check_detail"].tolist()
 
 
 def test_collect_checks_every_configuration_against_the_defaults():

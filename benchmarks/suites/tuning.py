@@ -124,8 +124,8 @@ def measure(run, spec, g, stats) -> None:
         configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
                               random_count=RANDOM)
         began = time.perf_counter()
-        frame = tuning.measure(g, name, configs=configs, repeat=run.repeat,
-                               graph_name=spec.text, check=check, **inputs)
+        frame = tuning.measure(g, name, inputs, configs=configs, repeat=run.repeat,
+                               graph_name=spec.text, check=check)
         run.log(f"{spec.text} {name}: {len(configs)} configurations in "
                 f"{time.perf_counter() - began:.1f} s; best {frame['config'].iloc[0]} "
                 f"{frame['ms'].iloc[0]:.3f} ms")
