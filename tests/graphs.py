@@ -81,3 +81,17 @@ def run_cli(capsys, *argv):
     code = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def fail_configuration(monkeypatch, config: dict, message: str) -> None:
+    """Make every tuning call of ``config`` raise RuntimeError(``message``), as a kernel that
+    cannot launch does (tests of tuning.measure and the tuning suite)."""
+    from onyx_rapids import tuning
+
+    options = tuning.call_options
+
+    def failing(name, chosen, *a, **k):
+        if chosen == config:
+            raise RuntimeError(message)
+        return options(name, chosen, *a, **k)
+    monkeypatch.setattr(tuning, "call_options", failing)

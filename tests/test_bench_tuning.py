@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks import harness
 from benchmarks.suites import tuning as suite
+from graphs import fail_configuration
 from onyx_rapids import tuning, tuning_model
 
 WCC = "weakly_connected_components"
@@ -60,13 +61,7 @@ def test_a_configuration_computing_something_else_fails_the_run(tmp_path, monkey
 
 def test_a_configuration_that_raises_fails_the_run_and_the_rest_is_measured(tmp_path,
                                                                            monkeypatch):
-    options = tuning.call_options
-
-    def failing(name, config, *a, **k):
-        if config == {"method": "propagate"}:
-            raise RuntimeError("launch failed")
-        return options(name, config, *a, **k)
-    monkeypatch.setattr(tuning, "call_options", failing)
+    fail_configuration(monkeypatch, {"method": "propagate"}, "launch failed")
     monkeypatch.setattr(suite, "RANDOM", 0)
     rc, rep = _run(tmp_path, "rmat:3:2")
     rows = pd.DataFrame(rep["rows"])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphs import pandas
+from graphs import fail_configuration, pandas
 import onyx_rapids as onyx
 from onyx_rapids import registry, tuning
 from onyx_rapids.algorithms.sssp import _edge_weights, default_delta
@@ -136,13 +136,7 @@ def test_a_configuration_that_fails_is_recorded_and_the_rest_measured(monkeypatc
     """A kernel that cannot launch (as CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES did on an H200)
     fails its row, which then disagrees, and the next configurations are still measured."""
     g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
-    options = tuning.call_options
-
-    def failing(name, config, *a, **k):
-        if config == {"method": "propagate"}:
-            raise RuntimeError("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
-        return options(name, config, *a, **k)
-    monkeypatch.setattr(tuning, "call_options", failing)
+    fail_configuration(monkeypatch, {"method": "propagate"}, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES")
     configs = [{}, {"method": "propagate"}, {"block_size": 128}]
     rows = tuning.measure(g, "weakly_connected_components", configs=configs, repeat=1,
                           check=tuning.agreement).set_index("config")
