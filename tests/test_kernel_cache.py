@@ -350,3 +350,16 @@ def test_gpu_fresh_process_loads_its_kernels_from_disk(tmp_path):
     assert sum(warm[n]["first"] for n in ("pagerank", "bfs")) < \
         sum(cold[n]["first"] for n in ("pagerank", "bfs"))
     assert off["stats"]["hits"] == 0 and not (tmp_path / "off").exists()
+
+
+def test_register_cap_lets_every_block_launch():
+    """A generated kernel's registers are capped so that its block fits the 64 K registers of
+    a block: personalized_pagerank's not-feature-aware pull fold wants 160 a thread (ptxas,
+    sm_90), 81,920 at 512 threads, and failed every launch with
+    CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on an H200; capped at 128 it spills 4 bytes."""
+    from onyx_rapids.kernels.codegen import register_cap
+
+    assert [register_cap(b) for b in (32, 128, 256, 384, 512, 1024)] == [0, 0, 0, 168, 128, 64]
+    for block in (384, 512, 640, 768, 1024):
+        cap = register_cap(block)
+        assert cap % 8 == 0 and cap * block <= 65536 < (cap + 8) * block
