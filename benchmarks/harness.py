@@ -143,6 +143,7 @@ class Run:
         self.ks, self.variants, self.log = ks, variants, log
         self.first_calls = not quick  # traversal's first-call rows (run_suite: --no-first-calls)
         self.peer_limit_s = None  # traversal: cuGraph betweenness's time limit (--peer-limit)
+        self.random_count = None  # tuning: the pools' random configurations (--random)
         self.rows, self.details, self.skipped, self.peers = [], [], {}, {}
         for name in suite.peers:
             mod, label = peers.load(name)
@@ -430,14 +431,15 @@ def resolve(suite: Suite, algorithms=None, quick=False, ks=None, graphs_text=Non
 def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out="benchmarks/"
               "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False,
               device_budget=None, sizes=None, nx_max_edges=None, first_calls=True,
-              peer_limit=None):
+              peer_limit=None, random_count=None):
     """Run a suite; (exit status, report).  ``first_calls`` (traversal only): False leaves out
     a full run's first-call rows (each a fresh process that builds the graph again);
     ``peer_limit`` (traversal only, seconds): cuGraph's betweenness estimated to take longer
     for its calls is not run (benchmarks.suites.structure).  Bad arguments raise ValueError.
     ``device_budget`` (hostmem only): the budget of its ``auto`` case.  ``sizes`` (networkx
     only, edge counts): its graphs instead of ``graphs_text``; ``nx_max_edges`` (networkx only):
-    NetworkX itself is not run on larger graphs."""
+    NetworkX itself is not run on larger graphs.  ``random_count`` (tuning only): the random
+    configurations of each pool (default :data:`onyx_rapids.tuning.POOL_RANDOM`)."""
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}")
     suite = SUITES[name]
@@ -461,6 +463,9 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
                          f"suite, got {peer_limit!r} for {name}")
     if nx_max_edges is not None and nx_max_edges < 0:
         raise ValueError(f"--nx-max-edges must be >= 0, got {nx_max_edges}")
+    if random_count is not None and (name != "tuning" or random_count < 0):
+        raise ValueError(f"--random is a count >= 0 of the tuning suite, got {random_count!r} "
+                         f"for {name}")
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
     repeat = repeat if repeat is not None else (1 if quick else suite.repeat)
     if repeat < 1:
@@ -473,12 +478,14 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     run.device_budget, run.nx_max_edges = device_budget, nx_max_edges
     run.first_calls = first_calls and not quick
     run.peer_limit_s = peer_limit
+    run.random_count = random_count
     report = {"suite": name, "argv": list(argv), "date": now.date().isoformat(),
               "timestamp": now.isoformat(timespec="seconds"), "environment": env,
               "settings": {"graphs": [s.text for s in specs], "algorithms": chosen,
                            "repeat": repeat, "ks": list(ks), "quick": quick, "tag": tag,
                            "variants": variants, "unit": suite.unit,
                            "device_budget": device_budget, "nx_max_edges": nx_max_edges,
+                           "random_count": random_count,
                            "graph_mode": "undirected" if suite.undirected else "directed"},
               "graphs": {}, "rows": run.rows, "details": run.details,
               "skipped_peers": run.skipped, "plots": [], "plot_note": None,
@@ -585,6 +592,9 @@ def main(argv=None) -> int:
     r.add_argument("--peer-limit", type=float,
                    help="traversal: seconds cuGraph's betweenness may take for its calls "
                         "(estimated from 4 sources; longer: 'not run')")
+    r.add_argument("--random", type=int, metavar="N",
+                   help="tuning: random configurations in each pool besides the defaults and "
+                        "the one-option changes (default 16)")
     t = sub.add_parser("train", help="tuning: train the models on 'tuning' suite runs and "
                                      "score them on held-out runs (the held-out table)")
     t.add_argument("--train", required=True, nargs="+", metavar="PARQUET",
@@ -616,7 +626,7 @@ def main(argv=None) -> int:
             algorithms=args.algorithms.split(",") if args.algorithms else None, tag=args.tag,
             quick=args.quick, ks=ks, argv=argv, device_budget=args.device_budget,
             sizes=sizes, nx_max_edges=limit, first_calls=not args.no_first_calls,
-            peer_limit=args.peer_limit,
+            peer_limit=args.peer_limit, random_count=args.random,
             variants=args.variants.split(",") if args.variants else None)
     except ValueError as e:
         r.error(str(e))

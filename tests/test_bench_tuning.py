@@ -95,3 +95,14 @@ def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
     with pytest.raises(ValueError, match="both in training and held out: grid:3, rmat:3:2"):
         suite.train_and_evaluate(train, train, model_path=tmp_path / "m2.json",
                                  out=str(tmp_path))
+
+
+def test_random_sets_the_pools_random_configurations(tmp_path):
+    rc, rep = _run(tmp_path, "rmat:3:2", random_count=0)
+    rows = pd.DataFrame(rep["rows"])
+    assert rc == 0 and rep["settings"]["random_count"] == 0
+    assert len(rows[rows["case"] == "pool"]) == len(tuning.pool(WCC, random_count=0))
+    for suite_name, count in (("tuning", -1), ("traversal", 2)):
+        with pytest.raises(ValueError, match=r"--random is a count >= 0 of the tuning suite"):
+            harness.run_suite(suite_name, quick=True, out=str(tmp_path), quiet=True,
+                              random_count=count)

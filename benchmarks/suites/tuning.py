@@ -36,7 +36,7 @@ from ..common import column, compare, free_memory, median, time_calls, timed
 
 TUNED = tuning.TUNED
 PER_FEATURE = tuple(tuning.FEATURES)
-RANDOM = tuning.POOL_RANDOM  # the pools' random configurations (tests: fewer)
+RANDOM = tuning.POOL_RANDOM  # the pools' random configurations (--random N; tests: fewer)
 
 #: The training corpus: generated families at several sizes, skews and densities, and two of
 #: the embedded real graphs (tiny: where a call's fixed cost decides).
@@ -122,7 +122,8 @@ def measure(run, spec, g, stats) -> None:
         inputs = tuning.training_inputs(name, g, k)
         check = CHECKS[name](k) if name in CHECKS else _values(name, k)
         configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
-                              random_count=RANDOM)
+                              random_count=RANDOM if run.random_count is None
+                              else run.random_count)
         began = time.perf_counter()
         frame = tuning.measure(g, name, inputs, configs=configs, repeat=run.repeat,
                                graph_name=spec.text, check=check)
