@@ -472,7 +472,7 @@ def model_for(tuning):
     return model, where
 
 
-def _decoded(name: str, config: dict) -> dict:
+def _decoded(config: dict) -> dict:
     """A model's configuration (JSON values) as keywords: sssp's delta a DeltaFactor."""
     return {key: DeltaFactor(value) if key == "delta" else value
             for key, value in config.items()}
@@ -522,7 +522,7 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
     def predict():
         candidates = []
         for config in model.rank(spec.name, attributes):
-            config = {k: v for k, v in _decoded(spec.name, config).items()
+            config = {k: v for k, v in _decoded(config).items()
                       if k not in explicit}
             if config not in candidates and _fits(spec, config, execution, given, features,
                                                   explicit):

@@ -136,7 +136,7 @@ def test_search_times_the_top_three_once_per_graph_and_keeps_the_fastest(model, 
     assert searched[0]["config"] == json.dumps(BEST["sssp"], sort_keys=True)
     fastest = min(searched, key=lambda s: s["ms"])
     assert info.tuning["config"] == json.loads(fastest["config"])
-    config = tuning._decoded("sssp", info.tuning["config"])
+    config = tuning._decoded(info.tuning["config"])
     by_hand = onyx.sssp(karate, source=0, **tuning.call_options("sssp", config, karate))
     assert _distances(out).equals(_distances(by_hand))
     original = karate.cached  # a second call reads the remembered times: no new search
