@@ -171,7 +171,29 @@ def write_json(path: Path, data) -> None:
     path.write_text(json.dumps(data, indent=2, default=plain) + "\n")
 
 
-def write_parquet(path: Path, rows: list[dict]) -> None:
+def results_table(report: dict) -> list[dict]:
+    """A run's rows as its Parquet file holds them: each row with its graph's statistics
+    (``graph_*``) and the run's device, date, commit and versions; ``params`` as JSON text.
+    Also rebuilds the table from a run's JSON report (``json.load``)."""
+    env, settings = report["environment"], report["settings"]
+    meta = {"device": env["device"].get("device"), "backend": env["device"].get("backend"),
+            "driver": env["device"].get("driver"), "date": report["date"],
+            "timestamp": report["timestamp"], "git_commit": env["git"].get("commit"),
+            "tag": settings["tag"], "quick": settings["quick"],
+            **{f"version_{k}": v for k, v in env["versions"].items()}}
+    table = []
+    for r in report["rows"]:
+        st = report["graphs"].get(r["graph"], {})
+        table.append({**r, "params": json.dumps(r["params"], default=plain),
+                      "graph_kind": st.get("kind"), "graph_n": st.get("n"),
+                      "graph_m": st.get("m"), "graph_directed": st.get("directed"),
+                      "graph_weighted": st.get("weighted"),
+                      "graph_max_degree": st.get("max_degree"), **meta})
+    return table
+
+
+def results_frame(rows: list[dict]) -> "object":
+    """Rows as the Parquet file's frame: times as float64 (NaN where none), ``k`` nullable."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -180,7 +202,11 @@ def write_parquet(path: Path, rows: list[dict]) -> None:
             df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
     if "k" in df:
         df["k"] = pd.array(df["k"], dtype="Int64")
-    df.to_parquet(path, index=False)
+    return df
+
+
+def write_parquet(path: Path, rows: list[dict]) -> None:
+    results_frame(rows).to_parquet(path, index=False)
 
 
 def pyplot():

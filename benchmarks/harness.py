@@ -519,19 +519,7 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         report["plot_note"] = f"no plot: plotting raised {common.error_text(e)}"
     if report["plot_note"]:
         log(report["plot_note"])
-    meta = {"device": env["device"].get("device"), "backend": env["device"].get("backend"),
-            "driver": env["device"].get("driver"), "date": report["date"],
-            "timestamp": report["timestamp"], "git_commit": env["git"].get("commit"),
-            "tag": tag, "quick": quick,
-            **{f"version_{k}": v for k, v in env["versions"].items()}}
-    table = []
-    for r in run.rows:
-        st = report["graphs"].get(r["graph"], {})
-        table.append({**r, "params": json.dumps(r["params"], default=common.plain),
-                      "graph_kind": st.get("kind"), "graph_n": st.get("n"),
-                      "graph_m": st.get("m"), "graph_directed": st.get("directed"),
-                      "graph_weighted": st.get("weighted"),
-                      "graph_max_degree": st.get("max_degree"), **meta})
+    table = common.results_table(report)
     try:
         common.write_parquet(stem.with_suffix(".parquet"), table)
     except Exception as e:
@@ -597,9 +585,10 @@ def main(argv=None) -> int:
                         "the one-option changes (default 16)")
     t = sub.add_parser("train", help="tuning: train the models on 'tuning' suite runs and "
                                      "score them on held-out runs (the held-out table)")
-    t.add_argument("--train", required=True, nargs="+", metavar="PARQUET",
-                   help="results of 'run tuning' on the training corpus")
-    t.add_argument("--held-out", required=True, nargs="+", metavar="PARQUET",
+    t.add_argument("--train", required=True, nargs="+", metavar="RESULTS",
+                   help="results of 'run tuning' on the training corpus (each run's .parquet "
+                        "or its .json)")
+    t.add_argument("--held-out", required=True, nargs="+", metavar="RESULTS",
                    help="results of 'run tuning --graphs <held-out set>'")
     t.add_argument("--model", default="onyx_rapids/data/tuning/model.json",
                    help="where the model file goes (default: the package's)")

@@ -34,6 +34,7 @@ the device) to a Parquet training table, the autotuner's data.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import json
 import math
@@ -229,6 +230,39 @@ def _features(kwargs) -> int:
 SLOW_MS = 1000.0
 
 
+def _timed_calls(call, repeat: int, collect: bool = True):
+    """``call()`` once to warm up (compiling its kernels), then ``repeat`` times (once when a
+    call takes over :data:`SLOW_MS`), the device synchronized around each and Python's
+    garbage collector off while they run (``timeit``'s practice: a full collection among the
+    many objects compiled kernels leave costs milliseconds, which fell into some calls and
+    not others; ``collect``: a collection first); the warm-up's result and the timed calls'
+    milliseconds."""
+    if collect:
+        gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        times, calls, i, result = [], repeat + 1, 0, None
+        while i < calls:
+            device.synchronize()
+            start = time.perf_counter()
+            out = call()
+            device.synchronize()
+            ms = (time.perf_counter() - start) * 1e3
+            if i:
+                times.append(ms)
+                if ms > SLOW_MS:
+                    calls = i + 1
+            else:
+                result = out
+            out = None
+            i += 1
+        return result, times
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: int = 16,
             seed: int = 0, repeat: int = 3, table=None, graph_name: str = "", check=None):
     """Time configurations of algorithm ``name`` on ``g`` (``configs``, default ``count``
@@ -240,8 +274,11 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
     then drew other sources every call).
 
     Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
-    (once when that call took over :data:`SLOW_MS`) with the device synchronized; ``ms`` is
-    the median.  A configuration the call refuses
+    (once when that call took over :data:`SLOW_MS`) with the device synchronized and the
+    garbage collector off; ``ms`` is the median.  After the last configuration the first is
+    timed again: ``reference_drift`` (every row) is that time over its first, the run's drift
+    (near 1 where the machine held steady; NaN where the first did not run).  A configuration
+    the call refuses
     (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time; one that fails
     otherwise (a kernel that cannot launch, say) ``"error: <exception>: ..."``, no time and,
     with ``check``, ``agrees`` False: the other configurations are still measured.  ``check``, a
@@ -275,23 +312,10 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
                    ms=math.nan, edges_per_s=math.nan, status="ok", repeat=repeat,
                    device=facts["device"], backend=facts["backend"],
                    attributes_version=attrs.get("attr_version"), **attrs)
-        out = result = None
+        result = None
         try:
             options = call_options(name, config, g, kwargs.get("weight"))
-            times, calls, i = [], repeat + 1, 0
-            while i < calls:
-                device.synchronize()
-                start = time.perf_counter()
-                out = spec.function(g, **kwargs, **options)
-                device.synchronize()
-                ms = (time.perf_counter() - start) * 1e3
-                if i:  # the first call warms up (and compiles)
-                    times.append(ms)
-                    if ms > SLOW_MS:
-                        calls = i + 1
-                else:
-                    result = out
-                i += 1
+            result, times = _timed_calls(lambda: spec.function(g, **kwargs, **options), repeat)
             row["repeat"] = len(times)
             row["ms"] = statistics.median(times) if times else math.nan
             row["edges_per_s"] = g.m / (row["ms"] / 1e3) if times else math.nan
@@ -305,8 +329,15 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
             ok, detail = (False, "no result") if result is None or reference is None else \
                 check(reference, result)
             row.update(agrees=bool(ok), check_detail=str(detail))
-        out = result = None  # only the reference is kept (device memory)
+        result = None  # only the reference is kept (device memory)
         rows.append(row)
+    drift = math.nan
+    if rows and rows[0]["status"] == "ok":  # the first configuration again, at the end
+        options = call_options(name, configs[0], g, kwargs.get("weight"))
+        _, times = _timed_calls(lambda: spec.function(g, **kwargs, **options), repeat)
+        drift = statistics.median(times) / rows[0]["ms"] if times else math.nan
+    for row in rows:
+        row["reference_drift"] = drift
     frame = pd.DataFrame(rows).sort_values("ms", na_position="last", kind="stable")
     frame = frame.reset_index(drop=True)
     return _append(frame, table)
@@ -570,13 +601,10 @@ def run_tuned(spec, g, args, kwargs, execution, chosen, tuning):
 
         def search():
             timings = []
-            for config in candidates:
-                call(config, return_info=False)  # warm: compiled, caches built
-                device.synchronize()
-                start = time.perf_counter()
-                call(config, return_info=False)
-                device.synchronize()
-                timings.append((config, time.perf_counter() - start))
+            for config in candidates:  # warm (compiled, caches built), then one timed call
+                _, (ms,) = _timed_calls(lambda: call(config, return_info=False), 1,
+                                        collect=False)
+                timings.append((config, ms / 1e3))
             return timings
 
         timings = g.cached(key, search)

@@ -42,12 +42,17 @@ def test_the_runs_rows_are_a_training_table(runs):
     assert (cost["check"] == "ok").all() and (cost["ms"] > 0).all()
     assert all(p["pagerank_ms"] > 0 and p["degree_only_ms"] > 0 for p in cost["params"])
     table = suite.training_table(pd.read_parquet(next((out / "train").glob("*.parquet"))))
+    # the run's JSON report reads as the same training table (train takes either file)
+    from_json = suite._read([next((out / "train").glob("*.json"))])
+    pd.testing.assert_frame_equal(from_json[table.columns], table, check_dtype=False)
     pool = sorted(tuning.config_json(c, WCC) for c in tuning.pool(WCC, random_count=1))
     for graph, rows in table.groupby("graph"):
         assert sorted(rows["config"]) == pool, graph
         assert rows.loc[rows["config"] == "{}", "role"].tolist() == ["ours"]
         assert rows["attr_n"].nunique() == 1 and rows["attr_kind"].iloc[0]
     assert (table["status"] == "ok").all() and table["agrees"].all() and (table["ms"] > 0).all()
+    drifts = {json.loads(p)["reference_drift"] for p in table["params"]}
+    assert len(drifts) == 2 and all(d > 0 for d in drifts)  # one a graph's pool
 
 
 def test_a_configuration_computing_something_else_fails_the_run(tmp_path, monkeypatch):

@@ -10,7 +10,8 @@ file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
   pagerank, weakly_connected_components, betweenness_centrality from 16 sampled sources,
   label_propagation and personalized_pagerank with k = ``--ks`` (32) features;
 * one case per (graph, algorithm): role ``ours`` is the defaults' row (``{}``), every other
-  configuration a ``variant`` (``speedup_vs_ours`` its gain over the defaults);
+  configuration a ``variant`` (``speedup_vs_ours`` its gain over the defaults); ``params``
+  ``reference_drift``: the defaults timed again after the pool, over their first time;
 * checks (against the defaults' result, :data:`CHECKS`): bfs hops and wcc partitions exact,
   sssp distances within 1e-5 relative, the propagations within the agreement tolerance of
   ``catalog.AGREE``;
@@ -32,7 +33,8 @@ import numpy as np
 from onyx_rapids import tuning
 
 from .. import catalog
-from ..common import column, compare, free_memory, median, time_calls, timed
+from ..common import (column, compare, free_memory, median, results_frame, results_table,
+                      time_calls, timed)
 
 TUNED = tuning.TUNED
 PER_FEATURE = tuple(tuning.FEATURES)
@@ -127,9 +129,11 @@ def measure(run, spec, g, stats) -> None:
         began = time.perf_counter()
         frame = tuning.measure(g, name, inputs, configs=configs, repeat=run.repeat,
                                graph_name=spec.text, check=check)
+        drift = float(frame["reference_drift"].iloc[0])
         run.log(f"{spec.text} {name}: {len(configs)} configurations in "
                 f"{time.perf_counter() - began:.1f} s; best {frame['config'].iloc[0]} "
-                f"{frame['ms'].iloc[0]:.3f} ms")
+                f"{frame['ms'].iloc[0]:.3f} ms; the defaults again at the end: "
+                f"{drift:.2f}x their first time")
         for rec in frame.to_dict("records"):
             default = rec["config"] == "{}"
             row = run.row(spec.text, name, "pool", rec["config"], "ours",
@@ -141,7 +145,8 @@ def measure(run, spec, g, stats) -> None:
             row.update(ms=None if refused or failed else rec["ms"],
                        repeats=0 if refused or failed else run.repeat,
                        status=f"n/a: {rec['status']}" if refused else rec["status"],
-                       params={"config": json.loads(rec["config"]), "inputs": sorted(inputs)})
+                       params={"config": json.loads(rec["config"]), "inputs": sorted(inputs),
+                               "reference_drift": drift})
             what = f"{name} {rec['config']} on {spec.text}"
             if failed:  # a configuration that raised fails the run, as a wrong one does
                 row.update(check="error", check_detail=rec["status"])
@@ -173,9 +178,16 @@ COLUMNS = ("defaults", "most_frequent", "tree", "top1", "top3")
 
 
 def _read(paths) -> "object":
+    """The training table of results files: a run's Parquet file, or its JSON report (the
+    same rows, :func:`benchmarks.common.results_table`)."""
     import pandas as pd
 
-    frames = [training_table(pd.read_parquet(p)) for p in paths]
+    def table(path):
+        if str(path).endswith(".json"):
+            return results_frame(results_table(json.loads(Path(path).read_text())))
+        return pd.read_parquet(path)
+
+    frames = [training_table(table(p)) for p in paths]
     if not frames:
         raise ValueError("no results files given")
     return pd.concat(frames, ignore_index=True)
