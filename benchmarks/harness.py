@@ -580,6 +580,10 @@ def main(argv=None) -> int:
     r.add_argument("--peer-limit", type=float,
                    help="traversal: seconds cuGraph's betweenness may take for its calls "
                         "(estimated from 4 sources; longer: 'not run')")
+    r.add_argument("--each-graph", action="store_true",
+                   help="one run per graph, one after another in this process (kernels "
+                        "compiled once): each its own files, tagged TAG-GRAPH, written as it "
+                        "ends, so a run stopped midway keeps the graphs it finished")
     r.add_argument("--random", type=int, metavar="N",
                    help="tuning: random configurations in each pool besides the defaults and "
                         "the one-option changes (default 16)")
@@ -610,13 +614,27 @@ def main(argv=None) -> int:
         ks = [int(x) for x in args.ks.split(",") if x.strip()] if args.ks else None
         sizes = networkx.parse_sizes(args.sizes) if args.sizes is not None else None
         limit = int(args.nx_max_edges) if args.nx_max_edges is not None else None
-        status, _ = run_suite(
-            args.suite, graphs_text=args.graphs, repeat=args.repeat, out=args.out,
-            algorithms=args.algorithms.split(",") if args.algorithms else None, tag=args.tag,
-            quick=args.quick, ks=ks, argv=argv, device_budget=args.device_budget,
-            sizes=sizes, nx_max_edges=limit, first_calls=not args.no_first_calls,
-            peer_limit=args.peer_limit, random_count=args.random,
-            variants=args.variants.split(",") if args.variants else None)
+        algorithms = args.algorithms.split(",") if args.algorithms else None
+        runs = [(args.graphs, args.tag)]
+        if args.each_graph:
+            if sizes is not None and args.graphs:
+                raise ValueError("give --sizes or --graphs, not both")
+            _, _, specs = resolve(SUITES[args.suite], algorithms, args.quick, ks,
+                                  args.graphs if sizes is None else
+                                  networkx.specs_for_sizes(sizes))
+            runs = [(spec.text, "-".join(filter(None, (args.tag, spec.slug))))
+                    for spec in specs]
+            sizes = None
+        status = 0
+        for graphs_text, tag in runs:
+            code, _ = run_suite(
+                args.suite, graphs_text=graphs_text, repeat=args.repeat, out=args.out,
+                algorithms=algorithms, tag=tag, quick=args.quick, ks=ks, argv=argv,
+                device_budget=args.device_budget, sizes=sizes, nx_max_edges=limit,
+                first_calls=not args.no_first_calls, peer_limit=args.peer_limit,
+                random_count=args.random,
+                variants=args.variants.split(",") if args.variants else None)
+            status = max(status, code)
     except ValueError as e:
         r.error(str(e))
     return status

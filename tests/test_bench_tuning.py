@@ -111,3 +111,17 @@ def test_random_sets_the_pools_random_configurations(tmp_path):
         with pytest.raises(ValueError, match=r"--random is a count >= 0 of the tuning suite"):
             harness.run_suite(suite_name, quick=True, out=str(tmp_path), quiet=True,
                               random_count=count)
+
+
+def test_each_graph_is_its_own_run_and_files(tmp_path, monkeypatch):
+    """``--each-graph``: the graphs run one after another in one process, each written as its
+    own run (tagged TAG-GRAPH) when it ends."""
+    monkeypatch.setattr(suite, "RANDOM", 0)
+    assert harness.main(["run", "tuning", "--quick", "--graphs", "rmat:3:2,grid:3",
+                         "--algorithms", WCC, "--random", "0", "--each-graph", "--tag",
+                         "corpus", "--out", str(tmp_path)]) == 0
+    files = sorted(p.name for p in tmp_path.glob("*.parquet"))
+    assert [f.split("_")[-2:] for f in files] == [["corpus-grid-3", "quick.parquet"],
+                                                  ["corpus-rmat-3-2", "quick.parquet"]]
+    for name, graph in zip(files, ("grid:3", "rmat:3:2")):
+        assert set(pd.read_parquet(tmp_path / name)["graph"]) == {graph}
