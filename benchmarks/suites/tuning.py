@@ -131,9 +131,9 @@ def measure(run, spec, g, stats) -> None:
                                graph_name=spec.text, check=check)
         drift = float(frame["reference_drift"].iloc[0])
         run.log(f"{spec.text} {name}: {len(configs)} configurations in "
-                f"{time.perf_counter() - began:.1f} s; best {frame['config'].iloc[0]} "
-                f"{frame['ms'].iloc[0]:.3f} ms; the defaults again at the end: "
-                f"{drift:.2f}x their first time")
+                f"{time.perf_counter() - began:.1f} s (the defaults again at the end: "
+                f"{drift:.2f}x their first time); best {frame['config'].iloc[0]} "
+                f"{frame['ms'].iloc[0]:.3f} ms")
         for rec in frame.to_dict("records"):
             default = rec["config"] == "{}"
             row = run.row(spec.text, name, "pool", rec["config"], "ours",
