@@ -47,9 +47,9 @@ import warnings
 from . import device, inputs as input_kinds, registry
 from .execution import EDGE_ACCESS
 
-__all__ = ["CANDIDATES", "FREE_COLUMNS", "ONLY_WITH", "PARAMETERS", "PARAMETER_OPTIONS",
-           "POOL_RANDOM", "SEARCH_TOP", "SLOW_MS", "TUNED", "DeltaFactor", "agreement", "call_options",
-           "canonical", "choose", "collect", "config_json", "measure", "model_for", "pool",
+__all__ = ["CANDIDATES", "FAR_FROM_BEST", "FREE_COLUMNS", "ONLY_WITH", "PARAMETERS",
+           "PARAMETER_OPTIONS", "POOL_RANDOM", "SEARCH_TOP", "SLOW_MS", "TUNED", "DeltaFactor",
+           "agreement", "call_options", "canonical", "choose", "collect", "config_json", "measure", "model_for", "pool",
            "run_tuned", "sample", "space", "training_inputs"]
 
 #: The values the tuner tries for each execution option (None: the library's choice).  Numeric
@@ -228,15 +228,19 @@ def _features(kwargs) -> int:
 #: A configuration whose first timed call took longer than this many ms is timed once, not
 #: ``repeat`` times (:func:`measure`): a slow configuration is far from the peak anyway.
 SLOW_MS = 1000.0
+#: ... and so is one whose first timed call took over this many times the pool's fastest
+#: median so far: its place in the ranking is clear from one call.
+FAR_FROM_BEST = 2.0
 
 
-def _timed_calls(call, repeat: int, collect: bool = True):
+def _timed_calls(call, repeat: int, collect: bool = True, slow_ms: float | None = None):
     """``call()`` once to warm up (compiling its kernels), then ``repeat`` times (once when a
-    call takes over :data:`SLOW_MS`), the device synchronized around each and Python's
-    garbage collector off while they run (``timeit``'s practice: a full collection among the
-    many objects compiled kernels leave costs milliseconds, which fell into some calls and
-    not others; ``collect``: a collection first); the warm-up's result and the timed calls'
-    milliseconds."""
+    call takes over ``slow_ms``, default :data:`SLOW_MS`), the device synchronized around
+    each and Python's garbage collector off while they run (``timeit``'s practice: a full
+    collection among the many objects compiled kernels leave costs milliseconds, which fell
+    into some calls and not others; ``collect``: a collection first); the warm-up's result
+    and the timed calls' milliseconds."""
+    slow_ms = SLOW_MS if slow_ms is None else slow_ms
     if collect:
         gc.collect()
     enabled = gc.isenabled()
@@ -251,7 +255,7 @@ def _timed_calls(call, repeat: int, collect: bool = True):
             ms = (time.perf_counter() - start) * 1e3
             if i:
                 times.append(ms)
-                if ms > SLOW_MS:
+                if ms > slow_ms:
                     calls = i + 1
             else:
                 result = out
@@ -274,8 +278,8 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
     then drew other sources every call).
 
     Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
-    (once when that call took over :data:`SLOW_MS`) with the device synchronized and the
-    garbage collector off; ``ms`` is the median.  After the last configuration the first is
+    (once when that call took over :data:`SLOW_MS`, or over :data:`FAR_FROM_BEST` times the
+    fastest median so far) with the device synchronized and the garbage collector off; ``ms`` is the median.  After the last configuration the first is
     timed again: ``reference_drift`` (every row) is that time over its first, the run's drift
     (near 1 where the machine held steady; NaN where the first did not run).  A configuration
     the call refuses
@@ -315,7 +319,9 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
         result = None
         try:
             options = call_options(name, config, g, kwargs.get("weight"))
-            result, times = _timed_calls(lambda: spec.function(g, **kwargs, **options), repeat)
+            best = min((r["ms"] for r in rows if r["status"] == "ok"), default=math.inf)
+            result, times = _timed_calls(lambda: spec.function(g, **kwargs, **options), repeat,
+                                         slow_ms=min(SLOW_MS, FAR_FROM_BEST * best))
             row["repeat"] = len(times)
             row["ms"] = statistics.median(times) if times else math.nan
             row["edges_per_s"] = g.m / (row["ms"] / 1e3) if times else math.nan

@@ -4,6 +4,7 @@ sampled configurations run and give the default call's results."""
 
 import itertools
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -185,9 +186,35 @@ def test_collect_checks_every_configuration_against_the_defaults():
     assert table["agrees"].all() and (table["check_detail"] == "agrees").all()
 
 
+def test_a_configuration_far_from_the_best_so_far_is_timed_once(monkeypatch):
+    """Over FAR_FROM_BEST times the fastest median so far, one timed call places it."""
+    import dataclasses
+    import time as clock
+
+    get = registry.get
+    spec = get("weakly_connected_components")
+
+    def slowed(*a, **k):
+        if k.get("block_size") == 128:
+            clock.sleep(0.2)
+        return spec.function(*a, **k)
+    spied = dataclasses.replace(spec, function=slowed)
+    monkeypatch.setattr(registry, "get", lambda name: spied if name == spec.name else get(name))
+    g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
+    configs = [{"block_size": 128}, {"block_size": 64}, {"block_size": 128, "method":
+                                                         "propagate"}]
+    rows = tuning.measure(g, "weakly_connected_components", configs=configs,
+                          repeat=3).set_index("config")
+    assert rows["repeat"].to_dict() == {  # the first has no best to be far from
+        '{"block_size": 128}': 3, '{"block_size": 64}': 3,
+        '{"block_size": 128, "method": "propagate"}': 1}
+
+
 def test_a_slow_configuration_is_timed_once(monkeypatch):
     g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
     configs = [{}, {"method": "propagate"}]
+    monkeypatch.setattr(tuning, "FAR_FROM_BEST", math.inf)  # (propagate is far from hook)
+    monkeypatch.setattr(tuning, "SLOW_MS", math.inf)  # (the simulator's calls take ~0.5 s)
     rows = tuning.measure(g, "weakly_connected_components", configs=configs, repeat=3)
     assert rows["repeat"].tolist() == [3, 3]
     monkeypatch.setattr(tuning, "SLOW_MS", 0.0)  # every call is slow
@@ -214,6 +241,8 @@ def test_timed_calls_run_without_the_garbage_collector_and_the_first_is_timed_ag
         return spec.function(*a, **k)
     spied = dataclasses.replace(spec, function=spy)
     monkeypatch.setattr(registry, "get", lambda name: spied if name == spec.name else get(name))
+    monkeypatch.setattr(tuning, "FAR_FROM_BEST", math.inf)  # every call timed, however slow
+    monkeypatch.setattr(tuning, "SLOW_MS", math.inf)
     rows = tuning.measure(g, "weakly_connected_components",
                           configs=[{"block_size": 64}, {"block_size": 128}], repeat=2)
     assert gc.isenabled()
