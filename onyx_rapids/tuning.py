@@ -49,8 +49,8 @@ from .execution import EDGE_ACCESS
 
 __all__ = ["CANDIDATES", "FAR_FROM_BEST", "FREE_COLUMNS", "ONLY_WITH", "PARAMETERS",
            "PARAMETER_OPTIONS", "POOL_RANDOM", "SEARCH_TOP", "SLOW_MS", "TUNED", "DeltaFactor",
-           "agreement", "call_options", "canonical", "choose", "collect", "config_json", "measure", "model_for", "pool",
-           "run_tuned", "sample", "space", "training_inputs"]
+           "agreement", "call_options", "canonical", "choose", "collect", "config_json",
+           "measure", "model_for", "pool", "run_tuned", "sample", "space", "training_inputs"]
 
 #: The values the tuner tries for each execution option (None: the library's choice).  Numeric
 #: options take a few values around their default; the choices take all their values.
@@ -279,16 +279,17 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
 
     Each configuration runs once to warm up (compiling its kernels), then ``repeat`` times
     (once when that call took over :data:`SLOW_MS`, or over :data:`FAR_FROM_BEST` times the
-    fastest median so far) with the device synchronized and the garbage collector off; ``ms`` is the median.  After the last configuration the first is
-    timed again: ``reference_drift`` (every row) is that time over its first, the run's drift
-    (near 1 where the machine held steady; NaN where the first did not run).  A configuration
-    the call refuses
-    (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time; one that fails
-    otherwise (a kernel that cannot launch, say) ``"error: <exception>: ..."``, no time and,
-    with ``check``, ``agrees`` False: the other configurations are still measured.  ``check``, a
-    function ``check(reference, result) -> (ok, detail)`` of two result frames, compares every
-    configuration's warm-up result with the first configuration's (columns ``agrees`` and
-    ``check_detail``): a configuration must compute what the defaults compute.  Columns:
+    fastest median so far: column ``repeat``) with the device synchronized and the garbage
+    collector off; ``ms`` is the median.  After the last configuration the first is timed
+    again: ``reference_drift`` (every row) is that time over its first, the run's drift (near
+    1 where the machine held steady; NaN where the first did not run).  A configuration the
+    call refuses (ValueError) gets a row with ``status`` ``"refused: ..."`` and no time; one
+    that fails otherwise (a kernel that cannot launch, say) ``"error: <exception>: ..."``, no
+    time and, with ``check``, ``agrees`` False: the other configurations are still measured.
+    ``check``, a function ``check(reference, result) -> (ok, detail)`` of two result frames,
+    compares every configuration's warm-up result with the first configuration's (columns
+    ``agrees`` and ``check_detail``): a configuration must compute what the defaults compute.
+    Columns:
     ``algorithm``, ``graph`` (``graph_name``), ``config`` (:func:`config_json`), ``ms``,
     ``edges_per_s`` (stored edges over the median time), ``status``, ``repeat``,
     ``device`` and ``backend`` (:func:`onyx_rapids.device.info`), ``attributes_version``,

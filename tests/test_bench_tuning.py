@@ -125,3 +125,13 @@ def test_each_graph_is_its_own_run_and_files(tmp_path, monkeypatch):
                                                   ["corpus-rmat-3-2", "quick.parquet"]]
     for name, graph in zip(files, ("grid:3", "rmat:3:2")):
         assert set(pd.read_parquet(tmp_path / name)["graph"]) == {graph}
+
+
+def test_the_rows_give_the_calls_each_configuration_was_timed(tmp_path, monkeypatch):
+    monkeypatch.setattr(suite, "RANDOM", 0)
+    monkeypatch.setattr(tuning, "FAR_FROM_BEST", 1e-9)  # every later configuration: once
+    rc, rep = _run(tmp_path, "rmat:3:2", repeat=2)
+    rows = pd.DataFrame(rep["rows"])
+    rows = rows[rows["case"] == "pool"].set_index("variant")
+    assert rc == 0 and rows.loc["{}", "repeats"] == 2
+    assert (rows.drop(index="{}")["repeats"] == 1).all() and len(rows) > 2

@@ -143,7 +143,7 @@ def measure(run, spec, g, stats) -> None:
             row.update({key: rec[key] for key in rec if key.startswith("attr")
                         or key in ("config", "edges_per_s", "agrees", "backend")})
             row.update(ms=None if refused or failed else rec["ms"],
-                       repeats=0 if refused or failed else run.repeat,
+                       repeats=0 if refused or failed else int(rec["repeat"]),
                        status=f"n/a: {rec['status']}" if refused else rec["status"],
                        params={"config": json.loads(rec["config"]), "inputs": sorted(inputs),
                                "reference_drift": drift})
