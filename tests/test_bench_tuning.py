@@ -129,9 +129,9 @@ def test_each_graph_is_its_own_run_and_files(tmp_path, monkeypatch):
 
 def test_the_rows_give_the_calls_each_configuration_was_timed(tmp_path, monkeypatch):
     monkeypatch.setattr(suite, "RANDOM", 0)
-    monkeypatch.setattr(tuning, "FAR_FROM_BEST", 1e-9)  # every later configuration: once
+    monkeypatch.setattr(tuning, "FAR_FROM_BEST", 1.0)  # all but the fastest: timed once
     rc, rep = _run(tmp_path, "rmat:3:2", repeat=2)
     rows = pd.DataFrame(rep["rows"])
-    rows = rows[rows["case"] == "pool"].set_index("variant")
-    assert rc == 0 and rows.loc["{}", "repeats"] == 2
-    assert (rows.drop(index="{}")["repeats"] == 1).all() and len(rows) > 2
+    rows = rows[rows["case"] == "pool"]
+    assert rc == 0 and len(rows) > 2
+    assert sorted(rows["repeats"]) == [1] * (len(rows) - 1) + [2]
