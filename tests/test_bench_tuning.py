@@ -96,6 +96,12 @@ def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
     for c in suite.COLUMNS:  # shares of the measured peak
         assert 0 < row[f"{c}_mean"] <= 100
     assert report["held_out_families_in_training"] == ["rmat:3:2"]  # another seed only
+    (score,) = report["scores"]  # the pool's drift bounds what counts as a loss to the defaults
+    pool = suite.training_table(pd.read_parquet(held[0]))
+    drift = json.loads(pool["params"].iloc[0])["reference_drift"]
+    assert score["noise"] == pytest.approx(100 * abs(drift - 1))
+    assert row["auto_never_loses"] == (score["top1"] >= score["defaults"] - score["noise"])
+    assert row["auto_worst_vs_defaults"] == pytest.approx(score["top1"] - score["defaults"])
     assert 0 < report["degrees_only"][WCC]["top3_mean"] <= 100
     with pytest.raises(ValueError, match="both in training and held out: grid:3, rmat:3:2"):
         suite.train_and_evaluate(train, train, model_path=tmp_path / "m2.json",
