@@ -141,3 +141,14 @@ def test_the_rows_give_the_calls_each_configuration_was_timed(tmp_path, monkeypa
     rows = rows[rows["case"] == "pool"]
     assert rc == 0 and len(rows) > 2
     assert sorted(rows["repeats"]) == [1] * (len(rows) - 1) + [2]
+
+
+def test_bad_training_files_and_arguments_are_refused_by_name(tmp_path, capsys):
+    bad = tmp_path / "notes.json"
+    bad.write_text('{"rows": []}')
+    with pytest.raises(ValueError, match="notes.json: not a 'python -m benchmarks run' report"):
+        suite._read([bad])
+    with pytest.raises(SystemExit):
+        harness.main(["run", "tuning", "--each-graph", "--sizes", "1e4", "--graphs", "rmat:3:2",
+                      "--out", str(tmp_path)])
+    assert "give --sizes or --graphs, not both" in capsys.readouterr().err

@@ -184,7 +184,11 @@ def _read(paths) -> "object":
 
     def table(path):
         if str(path).endswith(".json"):
-            return results_frame(results_table(json.loads(Path(path).read_text())))
+            try:
+                return results_frame(results_table(json.loads(Path(path).read_text())))
+            except (ValueError, KeyError, TypeError) as e:  # not a run's report
+                raise ValueError(f"{path}: not a 'python -m benchmarks run' report "
+                                 f"({type(e).__name__}: {e})") from None
         return pd.read_parquet(path)
 
     frames = [training_table(table(p)) for p in paths]
