@@ -95,3 +95,20 @@ def fail_configuration(monkeypatch, config: dict, message: str) -> None:
             raise RuntimeError(message)
         return options(name, chosen, *a, **k)
     monkeypatch.setattr(tuning, "call_options", failing)
+
+
+def watch_algorithm(monkeypatch, name: str, before) -> None:
+    """Make every call of algorithm ``name`` through the registry (as tuning.measure calls it)
+    run ``before(kwargs)`` first, then the algorithm itself."""
+    import dataclasses
+
+    from onyx_rapids import registry
+
+    get = registry.get
+    spec = get(name)
+
+    def watched(*a, **k):
+        before(k)
+        return spec.function(*a, **k)
+    spied = dataclasses.replace(spec, function=watched)
+    monkeypatch.setattr(registry, "get", lambda n: spied if n == spec.name else get(n))

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graphs import fail_configuration, pandas
+from graphs import fail_configuration, pandas, watch_algorithm
 import onyx_rapids as onyx
 from onyx_rapids import registry, tuning
 from onyx_rapids.algorithms.sssp import _edge_weights, default_delta
@@ -186,20 +186,12 @@ def test_collect_checks_every_configuration_against_the_defaults():
     assert table["agrees"].all() and (table["check_detail"] == "agrees").all()
 
 
-def test_a_configuration_far_from_the_best_so_far_is_timed_once(monkeypatch):
+def test_a_configuration_far_from_the_first_passs_fastest_is_timed_once(monkeypatch):
     """Over FAR_FROM_BEST times the first timed pass's fastest, one timed call places it."""
-    import dataclasses
     import time as clock
 
-    get = registry.get
-    spec = get("weakly_connected_components")
-
-    def slowed(*a, **k):
-        if k.get("block_size") == 128:
-            clock.sleep(0.2)
-        return spec.function(*a, **k)
-    spied = dataclasses.replace(spec, function=slowed)
-    monkeypatch.setattr(registry, "get", lambda name: spied if name == spec.name else get(name))
+    watch_algorithm(monkeypatch, "weakly_connected_components",
+                    lambda k: clock.sleep(0.2) if k.get("block_size") == 128 else None)
     g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
     configs = [{"block_size": 128}, {"block_size": 64}, {"block_size": 128, "method":
                                                          "propagate"}]
@@ -232,16 +224,9 @@ def test_timed_passes_interleave_without_the_garbage_collector_and_the_first_is_
     import gc
 
     g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
-    import dataclasses
-
-    get, seen = registry.get, []
-    spec = get("weakly_connected_components")
-
-    def spy(*a, **k):
-        seen.append((gc.isenabled(), k.get("block_size")))
-        return spec.function(*a, **k)
-    spied = dataclasses.replace(spec, function=spy)
-    monkeypatch.setattr(registry, "get", lambda name: spied if name == spec.name else get(name))
+    seen = []
+    watch_algorithm(monkeypatch, "weakly_connected_components",
+                    lambda k: seen.append((gc.isenabled(), k.get("block_size"))))
     monkeypatch.setattr(tuning, "FAR_FROM_BEST", math.inf)  # every call timed, however slow
     monkeypatch.setattr(tuning, "SLOW_MS", math.inf)
     rows = tuning.measure(g, "weakly_connected_components",
