@@ -454,6 +454,33 @@ def block_threads(block_size, gpu_default: int, simulator_default: int = 64) -> 
     return block
 
 
+#: Registers of one thread block (64 K 32-bit registers on every GPU since Maxwell), given
+#: out per warp in units of 256 (8 a thread); a thread takes at most 255.
+REGISTERS_PER_BLOCK, REGISTER_UNIT, MAX_THREAD_REGISTERS = 65536, 8, 255
+
+
+def register_cap(block: int) -> int:
+    """The most registers a thread of a ``block``-thread kernel may take so that the block
+    can launch at all (0: no cap needed, the hardware's 255 fit).  Without it a kernel whose
+    code wants more compiles fine and then fails every launch of a 512- or 1024-thread block
+    with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (seen on an H200: a personalized_pagerank fold
+    of 32 features in the tuning suite; the fused bfs / sssp kernel of 512 threads, whose
+    occupancy query answered 0 blocks); with it the compiler spills instead.
+
+    >>> register_cap(256), register_cap(512), register_cap(1024)
+    (0, 128, 64)
+    """
+    cap = REGISTERS_PER_BLOCK // max(int(block), 1) // REGISTER_UNIT * REGISTER_UNIT
+    return 0 if cap >= MAX_THREAD_REGISTERS else cap
+
+
+def jit_options(block: int) -> dict:
+    """``numba.cuda.jit`` options of a kernel launched with ``block`` threads a block: its
+    :func:`register_cap` (none under the simulator, which takes no register limit)."""
+    cap = 0 if is_simulator() else register_cap(block)
+    return {"max_registers": cap} if cap else {}
+
+
 def cooperative_blocks(kernel, args, block) -> int:
     """Blocks of ``kernel`` (launched on ``args``, ``block`` threads each) that can all be
     resident at once (registers, shared memory): the largest grid a grid-wide barrier allows.
@@ -465,8 +492,20 @@ def cooperative_blocks(kernel, args, block) -> int:
         # the launch's own overload (a specialization would compile the kernel a second time,
         # past the kernel's on-disk cache)
         overload = kernel.compile(tuple(kernel.typeof_pyval(a) for a in kernel_args(args)))
-        _COOPERATIVE[key] = max(1, int(overload.max_cooperative_grid_blocks(block)))
-    return _COOPERATIVE[key]
+        _COOPERATIVE[key] = int(overload.max_cooperative_grid_blocks(block))
+    return resident_blocks(_COOPERATIVE[key], block)
+
+
+def resident_blocks(blocks: int, block: int) -> int:
+    """``blocks`` (the occupancy query's answer for a cooperative kernel), refused when not
+    even one block of ``block`` threads fits a multiprocessor: a grid-wide barrier needs the
+    whole grid resident, and the driver would refuse the launch with a message about grid
+    sizes."""
+    if blocks < 1:
+        raise ValueError(f"block_size={block}: not one block of {block} threads of the fused "
+                         "(cooperative) kernel fits a multiprocessor (registers, shared "
+                         "memory); pass a smaller block_size or fused=False")
+    return blocks
 
 
 _COOPERATIVE: dict = {}

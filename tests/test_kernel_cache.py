@@ -353,13 +353,46 @@ def test_gpu_fresh_process_loads_its_kernels_from_disk(tmp_path):
 
 
 def test_register_cap_lets_every_block_launch():
-    """A generated kernel's registers are capped so that its block fits the 64 K registers of
-    a block: personalized_pagerank's not-feature-aware pull fold wants 160 a thread (ptxas,
-    sm_90), 81,920 at 512 threads, and failed every launch with
-    CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on an H200; capped at 128 it spills 4 bytes."""
-    from onyx_rapids.kernels.codegen import register_cap
+    """A generated kernel's registers (and the ACC kernels': bfs / sssp) are capped so that
+    its block fits the 64 K registers of a block: personalized_pagerank's not-feature-aware
+    pull fold wants 160 a thread (ptxas, sm_90), 81,920 at 512 threads, and failed every
+    launch with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES on an H200; capped at 128 it spills 4
+    bytes.  The simulator takes no cap."""
+    from onyx_rapids.device import jit_options, register_cap
 
     assert [register_cap(b) for b in (32, 128, 256, 384, 512, 1024)] == [0, 0, 0, 168, 128, 64]
     for block in (384, 512, 640, 768, 1024):
         cap = register_cap(block)
         assert cap % 8 == 0 and cap * block <= 65536 < (cap + 8) * block
+    assert jit_options(512) == {}  # the simulator
+
+
+def test_a_cooperative_kernel_no_block_of_which_fits_is_refused_naming_block_size():
+    """The occupancy query answering 0 (the fused bfs of 512 threads on an H200 before the
+    cap): a ValueError naming block_size and what to do, not the driver's grid-size error."""
+    from onyx_rapids.device import resident_blocks
+
+    assert resident_blocks(264, 512) == 264
+    with pytest.raises(ValueError, match=r"block_size=512: not one block .*fused=False"):
+        resident_blocks(0, 512)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["bfs", "sssp"])
+def test_gpu_fused_traversal_launches_blocks_of_512_and_1024_threads(name):
+    """The fused (cooperative) bfs / sssp kernel of 512 threads launched no block on an H200
+    before its registers were capped (the tuning suite's {"block_size": 512} on karate,
+    florentine_families, les_miserables, rmat:17:4:0.5): every block size now gives the
+    defaults' result."""
+    import onyx_rapids as onyx
+    from graphs import pandas
+
+    for dataset in ("karate", "les_miserables"):
+        edges = onyx.datasets.load_edges(dataset)
+        g = onyx.Graph.from_edgelist(edges, directed=False)
+        source = edges.iloc[0, 0]
+        expected = pandas(getattr(onyx, name)(g, source=source)).sort_values("vertex")
+        for block in (512, 1024):
+            got = getattr(onyx, name)(g, source=source, fused=True, block_size=block)
+            got = pandas(got).sort_values("vertex")
+            assert got["distance"].tolist() == expected["distance"].tolist(), (dataset, block)

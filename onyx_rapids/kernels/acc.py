@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from numba import cuda, int64, uint32
 
+from .. import device
 from .collective import is_active
 from .disk_cache import persist
 
@@ -354,45 +355,48 @@ def build(compute, active, settled, combine: str, *, group: int, threshold: int,
                 ctr[row, c] = 0
 
     # -- launches of one phase (the host decides) ---------------------------------------------
+    # registers capped so that a block of ``block`` threads launches (the fused kernel's
+    # specializations of 512 threads wanted more than 128 on an H200: no block was resident)
+    kernel_jit = cuda.jit(**device.jit_options(block))
 
-    @cuda.jit
+    @kernel_jit
     def k_push(state, aux, out_off, out_idx, queues, ctr, bits, bins, binc, it, filter_mode,
                parent):
         p = it % 2
         push_phase(state, aux, out_off, out_idx, queues[p], ctr[it % 3], bits[1 - p], bins,
                    binc, queues[1 - p], ctr[(it + 1) % 3], filter_mode, parent)
 
-    @cuda.jit
+    @kernel_jit
     def k_pull(n, state, aux, ident, in_off, in_idx, in_eid, out_off, queues, ctr, bits, bins,
                binc, it, filter_mode, parent):
         p = it % 2
         pull_phase(n, state, aux, ident, in_off, in_idx, in_eid, bits[p], bits[1 - p], bins,
                    binc, out_off, queues[1 - p], ctr[(it + 1) % 3], filter_mode, parent)
 
-    @cuda.jit
+    @kernel_jit
     def k_gather(out_off, queues, ctr, bins, binc, it):
         gather_phase(bins, binc, out_off, queues[1 - it % 2], ctr[(it + 1) % 3])
 
-    @cuda.jit
+    @kernel_jit
     def k_ballot_count(n, state, aux, out_off, bits, bcount, ctr, it):
         shared = cuda.shared.array(4, int64)
         ballot_count_phase(n, state, aux, bits[1 - it % 2], out_off, bcount,
                            ctr[(it + 1) % 3], shared)
 
-    @cuda.jit
+    @kernel_jit
     def k_ballot_write(n, state, aux, out_off, bits, bcount, queues, binc, it):
         shared = cuda.shared.array(4, int64)
         wcount = cuda.shared.array((3, WARPS), int64)
         ballot_write_phase(n, state, aux, bits[1 - it % 2], out_off, bcount, queues[1 - it % 2],
                            binc, shared, wcount)
 
-    @cuda.jit
+    @kernel_jit
     def k_clear(bits, it):
         clear_phase(bits[it % 2])
 
     # -- one persistent kernel for the whole traversal -----------------------------------------
 
-    @cuda.jit
+    @kernel_jit
     def k_fused(n, state, aux, ident, out_off, out_idx, in_off, in_idx, in_eid, queues, ctr,
                 bits, bins, binc, bcount, trace, max_iter, pull_edges, direction_mode,
                 filter_mode, done, parent, stop_below):

@@ -104,29 +104,10 @@ def _check_shadowing(names, source):
                          "kernel uses for its own variables; rename the argument(s)")
 
 
-#: Registers of one thread block (64 K 32-bit registers on every GPU since Maxwell), given
-#: out per warp in units of 256 (8 a thread); a thread takes at most 255.
-REGISTERS_PER_BLOCK, REGISTER_UNIT, MAX_THREAD_REGISTERS = 65536, 8, 255
-
-
-def register_cap(block: int) -> int:
-    """The most registers a thread of a ``block``-thread kernel may take so that the block
-    can launch at all (0: no cap needed, the hardware's 255 fit).  Without it a kernel whose
-    code wants more compiles fine and then fails every launch of a 512- or 1024-thread block
-    with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (seen on an H200: a personalized_pagerank fold
-    of 32 features in the tuning suite); with it the compiler spills instead.
-
-    >>> register_cap(256), register_cap(512), register_cap(1024)
-    (0, 128, 64)
-    """
-    cap = REGISTERS_PER_BLOCK // max(int(block), 1) // REGISTER_UNIT * REGISTER_UNIT
-    return 0 if cap >= MAX_THREAD_REGISTERS else cap
-
-
 def build(spec: KernelSpec, functions):
     """Compile the kernel for ``spec`` (lazily: numba specializes on the first launch),
     its registers capped so that a block of ``spec.block_size`` threads launches
-    (:func:`register_cap`)."""
+    (:func:`onyx_rapids.device.register_cap`)."""
     source, ns = generate(spec, functions)
     dump = os.environ.get("ONYX_RAPIDS_DUMP_KERNELS")
     if dump:
@@ -138,5 +119,4 @@ def build(spec: KernelSpec, functions):
     exec(code, ns)
     kernel = ns["kernel"]
     kernel.__onyx_source__ = source
-    cap = 0 if device.is_simulator() else register_cap(spec.block_size)
-    return persist(cuda.jit(kernel, **({"max_registers": cap} if cap else {}))), source
+    return persist(cuda.jit(kernel, **device.jit_options(spec.block_size))), source
