@@ -220,7 +220,8 @@ def test_timed_passes_interleave_without_the_garbage_collector_and_the_first_is_
     timed first, 2-24% slower than the same configuration later; personalized_pagerank's
     default-equivalent configurations 27 and 47 ms).  Timed passes call every configuration
     once in turn, with the collector off (on again after), and the first configuration timed
-    again at the end gives the run's drift."""
+    again at the end, alternating with the fastest other (the passes' regime: back to back
+    the same call ran 10-40% faster), gives the run's drift."""
     import gc
 
     g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("florentine_families"))
@@ -233,8 +234,8 @@ def test_timed_passes_interleave_without_the_garbage_collector_and_the_first_is_
                           configs=[{"block_size": 64}, {"block_size": 128}], repeat=2)
     assert gc.isenabled()
     # the warm-up pass (collector on), two timed passes in turn, the first again at the end
-    assert seen == [(True, 64), (True, 128)] + [(False, 64), (False, 128)] * 2 \
-        + [(False, 64)] * 3
+    # alternating with the other (the fastest other)
+    assert seen == [(True, 64), (True, 128)] + [(False, 64), (False, 128)] * 4
     assert rows["reference_drift"].nunique() == 1 and rows["reference_drift"].iloc[0] > 0
     gc.disable()  # a caller's disabled collector stays disabled
     try:

@@ -11,7 +11,8 @@ file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
   label_propagation and personalized_pagerank with k = ``--ks`` (32) features;
 * one case per (graph, algorithm): role ``ours`` is the defaults' row (``{}``), every other
   configuration a ``variant`` (``speedup_vs_ours`` its gain over the defaults); ``params``
-  ``reference_drift``: the defaults timed again after the pool, over their first time;
+  ``reference_drift``: the defaults timed again after the pool (alternating with its
+  fastest other configuration), over their first time;
 * checks (against the defaults' result, :data:`CHECKS`): bfs hops and wcc partitions exact,
   sssp distances within 1e-5 relative, the propagations within the agreement tolerance of
   ``catalog.AGREE``;
