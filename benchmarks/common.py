@@ -158,6 +158,17 @@ def stem(out, suite: str, device_name, date: str, tag: str = "", quick: bool = F
     return out / (name + ("_quick" if quick else ""))
 
 
+def suffixed(stem: Path, suffix: str) -> Path:
+    """``stem`` + ``suffix``; not ``Path.with_suffix``, which takes a graph slug's decimal
+    point (``..._rmat-17-4-0.5``) for a suffix and replaced it: the run of rmat:17:4:0.5 was
+    written as ``..._rmat-17-4-0.parquet``, where rmat:17:4:0.55's would land too.
+
+    >>> suffixed(Path("out/run-tuning_h200_2026-11-28_i38-rmat-17-4-0.5"), ".md").name
+    'run-tuning_h200_2026-11-28_i38-rmat-17-4-0.5.md'
+    """
+    return stem.parent / (stem.name + suffix)
+
+
 def plain(obj):
     """JSON fallback for NumPy scalars and arrays."""
     if isinstance(obj, np.generic):

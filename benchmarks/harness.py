@@ -521,14 +521,14 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
         log(report["plot_note"])
     table = common.results_table(report)
     try:
-        common.write_parquet(stem.with_suffix(".parquet"), table)
+        common.write_parquet(common.suffixed(stem, ".parquet"), table)
     except Exception as e:
         log.fail(f"writing {stem}.parquet raised {common.error_text(e)}")
     report["ok"] = not log.failures
     report["elapsed_s"] = time.perf_counter() - log.t0
     text = markdown(report)
-    common.write_json(stem.with_suffix(".json"), report)
-    stem.with_suffix(".md").write_text(text)
+    common.write_json(common.suffixed(stem, ".json"), report)
+    common.suffixed(stem, ".md").write_text(text)
     log(f"wrote {stem}.{{parquet,json,md}}")
     if not quiet:
         print(text, flush=True)

@@ -133,6 +133,18 @@ def test_each_graph_is_its_own_run_and_files(tmp_path, monkeypatch):
         assert set(pd.read_parquet(tmp_path / name)["graph"]) == {graph}
 
 
+def test_a_graph_slug_with_a_decimal_point_keeps_it_in_the_file_names(tmp_path):
+    """The run of rmat:17:4:0.5 was written as ``..._i38-rmat-17-4-0.parquet``
+    (``Path.with_suffix`` took ``.5`` for a suffix), where rmat:17:4:0.55's would land too."""
+    from benchmarks import common, graphs
+
+    tags = [f"i38-{graphs.parse_spec(s).slug}" for s in ("rmat:17:4:0.5", "rmat:17:4:0.55")]
+    names = [common.suffixed(common.stem(tmp_path, "tuning", "NVIDIA H200", "2026-11-28", t),
+                             ".parquet").name for t in tags]
+    assert names == ["run-tuning_nvidia-h200_2026-11-28_i38-rmat-17-4-0.5.parquet",
+                     "run-tuning_nvidia-h200_2026-11-28_i38-rmat-17-4-0.55.parquet"]
+
+
 def test_the_rows_give_the_calls_each_configuration_was_timed(tmp_path, monkeypatch):
     monkeypatch.setattr(suite, "RANDOM", 0)
     monkeypatch.setattr(tuning, "FAR_FROM_BEST", 1.0)  # all but the fastest: timed once

@@ -35,7 +35,7 @@ from onyx_rapids import tuning
 
 from .. import catalog
 from ..common import (column, compare, free_memory, median, results_frame, results_table,
-                      time_calls, timed)
+                      suffixed, time_calls, timed)
 
 TUNED = tuning.TUNED
 PER_FEATURE = tuple(tuning.FEATURES)
@@ -311,8 +311,8 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     for name, text in report["trees"].items():
         lines += ["```", text, "```", ""]
     path = stem(out, "tuning-heldout", device, date, tag)
-    write_json(path.with_suffix(".json"), report)
-    path.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    write_json(suffixed(path, ".json"), report)
+    suffixed(path, ".md").write_text("\n".join(lines) + "\n")
     log(f"wrote {path}.{{md,json}}")
     report["markdown"] = "\n".join(lines)
     report["path"] = str(path)
