@@ -275,17 +275,16 @@ def _timed_calls(call, repeat: int, collect: bool = True, warm: bool = True):
 
 def _drift(calls, rows, repeat: int) -> float:
     """The first configuration timed again after the passes, ``repeat`` calls alternating with
-    the fastest other configuration (the passes' regime: a call follows another
-    configuration's; the same call back to back ran 10-40% faster on an H200), over its
-    median in the passes."""
+    the fastest other configuration (as in the passes, a call follows another
+    configuration's), over its median in the passes; inside the passes' collector-off
+    block."""
     timed = [i for i, row in enumerate(rows) if row["status"] == "ok" and i > 0]
     other = min(timed, key=lambda i: rows[i]["ms"], default=None)
     again = []
-    with _collector_off():
-        for _ in range(repeat):
-            again += _timed_calls(calls[0], 1, collect=False, warm=False)[1]
-            if other is not None:
-                _timed_calls(calls[other], 1, collect=False, warm=False)
+    for _ in range(repeat):
+        again += _timed_calls(calls[0], 1, collect=False, warm=False)[1]
+        if other is not None:
+            _timed_calls(calls[other], 1, collect=False, warm=False)
     return statistics.median(again) / rows[0]["ms"]
 
 
@@ -300,10 +299,12 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
     then drew other sources every call).
 
     Every configuration runs once to warm up (compiling its kernels; its result checked),
-    then ``repeat`` timed passes call each once, in turn, with the device synchronized and the
+    then ``repeat`` timed passes call each once, in turn (each pass starting one configuration
+    further on), with the device synchronized, after one collection and an untimed call, the
     garbage collector off: a drift of the machine over time then spreads over every
-    configuration instead of favouring those timed last (on an H200 the defaults, timed first
-    one after another, came out 2-24% slower than the same call timed later in the pool).
+    configuration instead of favouring those timed last, and no configuration is always the
+    first call after a collection (on an H200 the defaults, the first call of every pass after
+    a collection, came out 1.3-1.6x slower than the identical ``{"block_size": 256}``).
     After the first pass, a configuration whose call took over :data:`SLOW_MS`, or over
     :data:`FAR_FROM_BEST` times the pass's fastest, is not timed again (column ``repeat``: its
     timed calls).  ``ms`` is the median.  After the last pass the first configuration is
@@ -365,25 +366,29 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
         calls.append(call)
     times = [[] for _ in rows]
     active = [i for i, call in enumerate(calls) if call is not None]
-    for timed_pass in range(repeat):  # one call of every configuration a pass, in turn
-        with _collector_off():
-            for i in active:
+    drift = math.nan
+    with _collector_off():  # one collection, then none until the drift is timed
+        if active:  # untimed: the first call after a collection ran 1-1.5 ms slow on an H200
+            calls[active[0]]()
+            device.synchronize()
+        for timed_pass in range(repeat):  # one call of every configuration a pass, in turn,
+            turn = timed_pass % max(len(active), 1)  # each pass starting one further on
+            for i in active[turn:] + active[:turn]:
                 try:
                     times[i].extend(_timed_calls(calls[i], 1, collect=False, warm=False)[1])
                 except Exception as e:  # noqa: BLE001
                     rows[i]["status"] = f"error: {type(e).__name__}: {e}"
                     rows[i].update({"agrees": False} if check is not None else {})
-        active = [i for i in active if rows[i]["status"] == "ok"]
-        if timed_pass == 0 and active:  # far from the fastest, or slow: placed by one call
-            cutoff = min(SLOW_MS, FAR_FROM_BEST * min(times[i][0] for i in active))
-            active = [i for i in active if times[i][0] <= cutoff]
-    for row, row_times in zip(rows, times):
-        if row["status"] == "ok" and row_times:
-            row["repeat"], row["ms"] = len(row_times), statistics.median(row_times)
-            row["edges_per_s"] = g.m / (row["ms"] / 1e3)
-    drift = math.nan
-    if rows and rows[0]["status"] == "ok":  # the first configuration again, at the end
-        drift = _drift(calls, rows, repeat)
+            active = [i for i in active if rows[i]["status"] == "ok"]
+            if timed_pass == 0 and active:  # far from the fastest, or slow: placed by one call
+                cutoff = min(SLOW_MS, FAR_FROM_BEST * min(times[i][0] for i in active))
+                active = [i for i in active if times[i][0] <= cutoff]
+        for row, row_times in zip(rows, times):
+            if row["status"] == "ok" and row_times:
+                row["repeat"], row["ms"] = len(row_times), statistics.median(row_times)
+                row["edges_per_s"] = g.m / (row["ms"] / 1e3)
+        if rows and rows[0]["status"] == "ok":  # the first configuration again, at the end
+            drift = _drift(calls, rows, repeat)
     for row in rows:
         row["reference_drift"] = drift
     frame = pd.DataFrame(rows).sort_values("ms", na_position="last", kind="stable")
