@@ -1,7 +1,7 @@
 """Graph attributes: a few dozen numbers that describe a graph, for choosing how to run on it.
 
 :func:`attributes` (``g.attributes()``, cached on the graph) computes them on the device in a
-handful of vectorized passes (``device.xp`` reductions, one sort of each degree array, two BFS
+handful of passes (one kernel over the edges, a histogram of each degree array, two BFS
 sweeps, one sampled wedge check) and returns a dict of plain Python values (int, float, str,
 bool, list or None), JSON-serializable as it is.  It is step 1 of input-sensitive autotuning
 (issue 38): the features that a tuner's models read.  A value that is undefined for the graph
@@ -141,7 +141,7 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         raise ValueError(f"sweeps must be at least 1, got {sweeps}")
     xp = device.xp
     n, m = g.n, g.m
-    loops = int((g.edge_sources == g.out_indices).sum()) if m else 0
+    loops, assortativity, weight_stats = _edge_pass(g)
     edges = m if g.directed else (m + loops) // 2
     out: dict = {"version": VERSION, "n": n, "m": m, "edges": edges}
     bipartite = g.sides is not None
@@ -186,7 +186,7 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
                 out[f"{side}_degree_mean"] = total / count
                 out[f"{side}_degree_max"] = top
 
-    out["degree_assortativity"] = _assortativity(g)
+    out["degree_assortativity"] = assortativity
 
     if structure:
         simple = _simple_view(g, loops)
@@ -194,7 +194,7 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         out.update(wedge_estimate(simple, samples=samples, seed=seed))
     else:
         out.update(dict.fromkeys(STRUCTURAL))
-    out.update(_weight_stats(g))
+    out.update(weight_stats)
     return out
 
 
@@ -202,33 +202,62 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
 
 def _degree_stats(degree) -> dict:
     """mean, max, std, skew, gini, p50/p90/p99, top1_share, balanced_inequality of one degree
-    array (see the module docstring), from one sort and one transfer."""
+    array (see the module docstring), from its histogram (one ``bincount``, then arrays of
+    max-degree + 1 entries instead of a sort of n values) and one transfer.  Exact: the
+    sorted degrees are the histogram's runs, and every statistic is a sum over them."""
     keys = ["mean", "max", "std", "skew", "gini"] + [f"p{q}" for q in _PERCENTILES] \
         + ["top1_share", "balanced_inequality"]
     n = int(degree.shape[0])
     if n == 0:
         return dict.fromkeys(keys)
     xp = device.xp
-    d = xp.sort(degree.astype(np.float64))  # ascending
-    total = d.sum()
+    count = xp.bincount(degree)  # count[j]: vertices of degree j; the last entry is the max
+    value = xp.arange(count.shape[0], dtype=np.float64)
+    c = count.astype(np.float64)
+    upto = xp.cumsum(count)  # vertices of degree <= j: the sorted run of j ends there
+    before = (upto - count).astype(np.float64)  # ... and starts after these
+    mass = xp.cumsum(value * c)  # the degree sum of the vertices of degree <= j
+    total = mass[-1]
     mean = total / n
-    c = d - mean
-    var = (c * c).mean()
-    third = (c * c * c).mean()
+    dev = value - mean
+    var = (c * dev * dev).sum() / n
+    third = (c * dev * dev * dev).sum() / n
     safe_total = xp.where(total > 0, total, 1.0)
-    rank = xp.arange(1, n + 1, dtype=np.float64)
-    gini = 2.0 * (rank * d).sum() / (n * safe_total) - (n + 1.0) / n
-    values = [total, d[-1], var, third, gini]
+    # gini: ranks 1..n over the ascending degrees; run j holds ranks before+1 .. upto
+    rank_sum = (value * c * (before + 1.0 + upto) * 0.5).sum()
+    gini = 2.0 * rank_sum / (n * safe_total) - (n + 1.0) / n
+    values = [total, value[-1], var, third, gini]
+    positions = []
     for q in _PERCENTILES:  # numpy.percentile's linear rule, on the sorted degrees
         pos = q / 100.0 * (n - 1)
         lo = int(math.floor(pos))
-        hi = min(lo + 1, n - 1)
-        values.append(d[lo] + (d[hi] - d[lo]) * (pos - lo))
+        positions += [lo, min(lo + 1, n - 1)]
+    # the degree at sorted index k: the first run ending past k
+    at = xp.searchsorted(upto, xp.asarray(positions, dtype=upto.dtype), side="right")
+    at = at.astype(np.float64)
+    for i, q in enumerate(_PERCENTILES):
+        pos = q / 100.0 * (n - 1)
+        values.append(at[2 * i] + (at[2 * i + 1] - at[2 * i]) * (pos - math.floor(pos)))
+    # top1_share: the ceil(n / 100) largest degrees, total less the n - top smallest
     top = -(-n // 100)
-    values.append(d[n - top:].sum() / safe_total)
-    owned = xp.cumsum(d[::-1]) / safe_total  # share of the k = 1..n largest
-    share = 1.0 - rank / n
-    values.append(xp.maximum(xp.minimum(owned, share).max(), 0.0))
+    rest = n - top  # the sum of the `rest` smallest: whole runs below run j, part of run j
+    j = xp.searchsorted(upto, xp.asarray([rest], dtype=upto.dtype), side="left")
+    j = xp.minimum(j, count.shape[0] - 1)
+    smallest = (mass[j] - value[j] * c[j]) + value[j] * (rest - before[j])
+    values.append(((total - smallest) / safe_total)[0])
+    # balanced inequality: max over k of min(E_k, 1 - k / n), E_k the share of the k largest.
+    # Descending, run j holds k = above+1 .. above+c_j (above: vertices of larger degree),
+    # where E_k = (mass_above + (k - above) j) / total rises and 1 - k / n falls: the best k
+    # of a run is the integer next to where they cross, clipped to the run.
+    above = n - upto.astype(np.float64)
+    mass_above = total - mass
+    cross = (1.0 - (mass_above - above * value) / safe_total) / (value / safe_total + 1.0 / n)
+    best = xp.zeros(1, dtype=np.float64)
+    for k in (xp.floor(cross), xp.ceil(cross)):
+        k = xp.clip(k, above + 1.0, above + c)
+        share = xp.minimum((mass_above + (k - above) * value) / safe_total, 1.0 - k / n)
+        best = xp.maximum(best, xp.where(c > 0, share, 0.0).max())
+    values.append(best[0])
     host = device.to_host(xp.stack([xp.asarray(v, dtype=np.float64) for v in values]))
     total, top_degree, var, third, gini = (float(v) for v in host[:5])
     std = math.sqrt(max(var, 0.0))
@@ -242,36 +271,48 @@ def _degree_stats(degree) -> dict:
     return stats
 
 
-def _assortativity(g):
-    """Pearson correlation of (out-degree of the source, in-degree of the target) over the
-    stored edges, or None where undefined."""
+_WEIGHT_KEYS = ("weight_mean", "weight_std", "weight_min", "weight_max")
+
+
+def _edge_pass(g) -> tuple:
+    """(self-loops, degree assortativity, weight statistics) from one pass over the stored
+    edges (:func:`onyx_rapids.kernels.edge_stats.edge_moments`).  The assortativity is the
+    Pearson correlation of (out-degree of the source, in-degree of the target) over the
+    edges, None where either side is constant or there are no edges; the weights' mean,
+    population std, min and max are over the first weight column (None when unweighted)."""
     if g.m == 0:
-        return None
+        return 0, None, dict.fromkeys(_WEIGHT_KEYS)
+    from . import operators as ops
+    from .kernels import edge_stats as es
+
     xp = device.xp
-    x = g.out_degree[g.edge_sources].astype(np.float64)
-    y = g.in_degree[g.out_indices].astype(np.float64)
-    x -= x.mean()
-    y -= y.mean()
-    sxy, sxx, syy = (float(v) for v in device.to_host(
-        xp.stack([(x * y).sum(), (x * x).sum(), (y * y).sum()])))
-    if sxx <= 0 or syy <= 0:
-        return None
-    return sxy / math.sqrt(sxx * syy)
+    weighted = g.edge_weights is not None
+    weights = g.edge_weights if weighted else xp.zeros((0, 1), dtype=np.float32)
+    mean_degree = xp.full(2, g.m / g.n, dtype=np.float64)
+    first = weights[:1, 0].astype(np.float64) if weighted else xp.zeros(1, dtype=np.float64)
+    shift = xp.concatenate([mean_degree, first])  # on the device: no transfer before the pass
+    out = es.start_values(xp)
+    ops.launch_kernel("attributes edge_moments", es.edge_moments,
+                      device.stride_grid(g.m, es.BLOCK, 4), es.BLOCK, g.edge_sources,
+                      g.out_indices, g.out_degree, g.in_degree, weights, shift, out)
+    s = device.to_host(xp.concatenate([out, shift[2:]]))  # the one transfer
+    first, count, m = float(s[-1]), int(s[es.LOOPS]), g.m
+    assortativity = None
+    if s[es.X_MIN] < s[es.X_MAX] and s[es.Y_MIN] < s[es.Y_MAX]:
+        sxx = s[es.SXX] - s[es.SX] * s[es.SX] / m
+        syy = s[es.SYY] - s[es.SY] * s[es.SY] / m
+        sxy = s[es.SXY] - s[es.SX] * s[es.SY] / m
+        if sxx > 0 and syy > 0:
+            assortativity = float(min(max(sxy / math.sqrt(sxx * syy), -1.0), 1.0))
+    weight_stats = dict.fromkeys(_WEIGHT_KEYS)
+    if weighted:
+        mean = s[es.SW] / m
+        var = s[es.SWW] / m - mean * mean
+        weight_stats = {"weight_mean": float(first + mean),
+                        "weight_std": math.sqrt(max(float(var), 0.0)),
+                        "weight_min": float(s[es.W_MIN]), "weight_max": float(s[es.W_MAX])}
+    return count, assortativity, weight_stats
 
-
-def _weight_stats(g) -> dict:
-    keys = ("weight_mean", "weight_std", "weight_min", "weight_max")
-    if g.edge_weights is None or g.m == 0:
-        return dict.fromkeys(keys)
-    xp = device.xp
-    w = g.edge_weights[:, 0].astype(np.float64)
-    mean = w.mean()
-    host = device.to_host(xp.stack([mean, ((w - mean) ** 2).mean(), w.min(), w.max()]))
-    return {"weight_mean": float(host[0]), "weight_std": math.sqrt(max(float(host[1]), 0.0)),
-            "weight_min": float(host[2]), "weight_max": float(host[3])}
-
-
-# ---------------------------------------------------------------------------------- diameter
 
 def _simple_view(g, loops: int):
     """The simple undirected view; the graph itself when it is one already (undirected, not a
