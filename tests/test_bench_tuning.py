@@ -4,6 +4,7 @@ configuration checked against the defaults), a wrong configuration fails the run
 and the held-out table."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -160,6 +161,16 @@ def test_bad_training_files_and_arguments_are_refused_by_name(tmp_path, capsys):
     bad.write_text('{"rows": []}')
     with pytest.raises(ValueError, match="notes.json: not a 'python -m benchmarks run' report"):
         suite._read([bad])
+    # one graph's run twice (a repeat kept as noise evidence): its rows would count twice
+    import shutil
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    run = next(results.glob("run-tuning_*_i38-dataset-karate.parquet"))
+    again = tmp_path / "repeat.parquet"
+    shutil.copy(run, again)
+    assert set(suite._read([run])["graph"]) == {"dataset:karate"}
+    with pytest.raises(ValueError, match=r"graph dataset:karate is in two results files, "
+                                         r".*karate.parquet and .*repeat.parquet"):
+        suite._read([run, again])
     with pytest.raises(SystemExit):
         harness.main(["run", "tuning", "--each-graph", "--sizes", "1e4", "--graphs", "rmat:3:2",
                       "--out", str(tmp_path)])

@@ -192,7 +192,15 @@ def _read(paths) -> "object":
                                  f"({type(e).__name__}: {e})") from None
         return pd.read_parquet(path)
 
-    frames = [training_table(table(p)) for p in paths]
+    frames, where = [], {}
+    for path in paths:
+        frame = training_table(table(path))
+        for graph in frame["graph"].unique():  # a graph twice would count twice
+            if graph in where:
+                raise ValueError(f"graph {graph} is in two results files, {where[graph]} and "
+                                 f"{path}: give one run of each graph")
+            where[graph] = path
+        frames.append(frame)
     if not frames:
         raise ValueError("no results files given")
     return pd.concat(frames, ignore_index=True)
