@@ -4,7 +4,6 @@ configuration checked against the defaults), a wrong configuration fails the run
 and the held-out table."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -162,11 +161,12 @@ def test_bad_training_files_and_arguments_are_refused_by_name(tmp_path, capsys):
     with pytest.raises(ValueError, match="notes.json: not a 'python -m benchmarks run' report"):
         suite._read([bad])
     # one graph's run twice (a repeat kept as noise evidence): its rows would count twice
-    import shutil
-    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-    run = next(results.glob("run-tuning_*_i38-dataset-karate.parquet"))
-    again = tmp_path / "repeat.parquet"
-    shutil.copy(run, again)
+    rows = pd.DataFrame({"suite": ["tuning"] * 2, "case": ["pool"] * 2, "status": ["ok"] * 2,
+                         "graph": ["dataset:karate"] * 2, "algorithm": ["bfs"] * 2,
+                         "variant": ["{}", '{"block_size": 128}'], "ms": [1.0, 2.0]})
+    run, again = tmp_path / "karate.parquet", tmp_path / "repeat.parquet"
+    rows.to_parquet(run)
+    rows.to_parquet(again)
     assert set(suite._read([run])["graph"]) == {"dataset:karate"}
     with pytest.raises(ValueError, match=r"graph dataset:karate is in two results files, "
                                          r".*karate.parquet and .*repeat.parquet"):
