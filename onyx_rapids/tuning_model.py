@@ -295,6 +295,18 @@ class Model:
         pool = self.pool(name)
         return [pool[i] for i in order]
 
+    def importances(self, name: str) -> dict:
+        """The attributes the decision trees of ``name`` split on, by importance: each
+        tree's feature importances, averaged over the graph kinds' trees (a constant tree
+        splits on none), largest first."""
+        self._get(name)  # a name the model has
+        trees = self._doc["algorithms"][name]["trees"].values()
+        total: dict = {}
+        for tree in trees:
+            for key, value in tree.get("importances", {}).items():
+                total[key] = total.get(key, 0.0) + float(value) / len(trees)
+        return dict(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
+
     def describe(self, name: str) -> str:
         """The trees (as text, with their feature importances), the most frequent best and
         the regressor with both leave-one-graph-out scores, for printing."""

@@ -103,6 +103,11 @@ def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
     assert row["auto_never_loses"] == (score["top1"] >= score["defaults"] - score["noise"])
     assert row["auto_worst_vs_defaults"] == pytest.approx(score["top1"] - score["defaults"])
     assert 0 < report["degrees_only"][WCC]["top3_mean"] <= 100
+    # the trees' importances (test_tuning_model checks their values) next to the study's list
+    ranked = report["importances"][WCC]
+    assert ranked == model.importances(WCC) and set(ranked) <= set(tuning_model.feature_names())
+    text = next(tmp_path.glob("run-tuning-heldout_*.md")).read_text()
+    assert "the study's: volume, degree assortativity, wedge count, Gini, diameter" in text
     with pytest.raises(ValueError, match="both in training and held out: grid:3, rmat:3:2"):
         suite.train_and_evaluate(train, train, model_path=tmp_path / "m2.json",
                                  out=str(tmp_path))

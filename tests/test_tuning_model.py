@@ -118,6 +118,17 @@ def test_tree_choice_and_rank_follow_the_rule(model, test_table):
     assert model.most_frequent(NAME) in [CONFIGS[i] for i in FACTORS]
 
 
+def test_importances_name_the_rules_attributes(model):
+    """The trees' importances, averaged over the graph kinds' trees: the two attributes the
+    rule splits on come first (the held-out report lists them next to the study's)."""
+    ranked = model.importances(NAME)
+    assert set(list(ranked)[:2]) == {"out_degree_skew", "density"}
+    assert list(ranked.values()) == sorted(ranked.values(), reverse=True)
+    assert sum(ranked.values()) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="has no algorithm 'bfs'"):
+        model.importances("bfs")
+
+
 def test_training_graphs_are_refused_by_evaluate(model, train_table):
     with pytest.raises(ValueError, match="trained on"):
         tm.evaluate(model, train_table)
