@@ -39,6 +39,7 @@ import gc
 import itertools
 import json
 import math
+import numbers
 import os
 import random
 import statistics
@@ -331,6 +332,9 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
     """
     import pandas as pd
 
+    if isinstance(repeat, bool) or not isinstance(repeat, numbers.Integral) or repeat < 1:
+        raise ValueError(f"repeat must be an integer of at least 1, got {repeat!r}")
+    repeat = int(repeat)
     spec = registry.get(name)
     kwargs = dict(inputs or {})
     if configs is None:

@@ -124,6 +124,9 @@ def test_measure_appends_a_row_per_configuration(small, tmp_path):
     again = tuning.measure(small, "minimum_spanning_tree", count=1, repeat=1, table=table)
     assert len(again) == 3 and len(pd.read_parquet(table)) == 3  # appended
     assert again["status"].iloc[-1].startswith("refused: ")  # MST needs an undirected graph
+    for bad in (0, -1, 1.5, True):  # no timed pass: nothing to take a median of
+        with pytest.raises(ValueError, match="repeat must be an integer of at least 1"):
+            tuning.measure(small, "weakly_connected_components", configs=[{}], repeat=bad)
 
 
 def test_measure_records_a_refused_configuration(small, monkeypatch):
