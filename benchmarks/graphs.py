@@ -187,8 +187,8 @@ def parse_spec(text) -> GraphSpec:
             skew = float(values.pop())
         except ValueError:
             raise _bad(text, "A must be a number") from None
-        if not 0.25 <= skew <= 0.62:
-            raise _bad(text, f"A must be in [0.25, 0.62] (b = c = 0.19), got {skew:g}")
+        if not 0.25 <= skew < 0.62:  # b = c = 0.19 and d = 1 - A - b - c must stay > 0
+            raise _bad(text, f"A must be in [0.25, 0.62) (b = c = 0.19), got {skew:g}")
     if len(values) != len(spec):
         raise _bad(text, f"expected {KINDS[kind][0]}")
     params = {}

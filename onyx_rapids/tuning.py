@@ -584,11 +584,11 @@ def _fits(spec, config: dict, execution, given, features: int, explicit: set) ->
 
 def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tuple:
     """``(candidates, report)`` of a call of ``spec`` with ``tuning`` on ``g``: the model's
-    configurations (fastest predicted first; one for ``"auto"``, :data:`SEARCH_TOP` for
-    ``"search"``) less the options and parameters in ``explicit`` (the caller's win), each
-    one that the call can run; ``[{}]`` (the defaults) with a RuntimeWarning saying why when
-    no model serves this device, ``[{}]`` without one when the model does not tune the
-    algorithm.  ``report`` is what ``info.tuning`` says."""
+    configurations (in :meth:`~onyx_rapids.tuning_model.Model.choices` order; one for
+    ``"auto"``, :data:`SEARCH_TOP` for ``"search"``) less the options and parameters in
+    ``explicit`` (the caller's win), each one that the call can run; ``[{}]`` (the
+    defaults) with a RuntimeWarning saying why when no model serves this device, ``[{}]``
+    without one when the model does not tune the algorithm.  ``report`` is what ``info.tuning`` says."""
     began = time.perf_counter()
     mode = "search" if tuning == "search" else "auto"
     model, where = model_for(tuning)
@@ -609,7 +609,7 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
 
     def predict():
         candidates = []
-        for config in model.rank(spec.name, attributes):
+        for config in model.choices(spec.name, attributes):
             config = {k: v for k, v in _decoded(config).items()
                       if k not in explicit}
             if config not in candidates and _fits(spec, config, execution, given, features,

@@ -13,7 +13,12 @@ into
   against the graph's fastest configuration, which ranks the whole pool for any graph.  A
   gradient-boosting model and a multi-layer perceptron are both trained; the one whose top-1
   pick reaches the larger share of the peak (``best_ms / ms_of_pick``) over leave-one-graph-out
-  folds of the training graphs is kept, and both scores are recorded.
+  folds of the training graphs is kept, and both scores are recorded;
+* ``auto``: the strategy ``tuning="auto"`` follows (:meth:`Model.choices`), whichever of the
+  defaults, the most frequent best, the tree and the regressor's top-1 reaches the larger
+  share of the peak over the same leave-one-graph-out folds (ties go to the simpler one, in
+  that order): measured times are noisy and a model that cannot beat the defaults on graphs
+  it has not seen should not replace them.
 
 Training needs scikit-learn (the ``tune`` extra); a trained :class:`Model` keeps only plain
 arrays (the trees' nodes, the boosting stages, the perceptron's weights), so it is saved as one
@@ -23,13 +28,13 @@ JSON file and ranks configurations with NumPy alone, equal to scikit-learn's pre
     >>> model = tuning_model.train("training.parquet", seed=0)          # doctest: +SKIP
     >>> model.save("model.json")                                        # doctest: +SKIP
     >>> model = tuning_model.load_model("model.json")                   # doctest: +SKIP
-    >>> best = model.rank("pagerank", g.attributes())[0]                # doctest: +SKIP
+    >>> best = model.choices("pagerank", g.attributes())[0]             # doctest: +SKIP
     >>> onyx.pagerank(g, **best)                                        # doctest: +SKIP
     >>> tuning_model.evaluate(model, "held_out.parquet")                # doctest: +SKIP
 
 :func:`evaluate` scores a model on a held-out table (graphs it was not trained on): the share
 of each graph's measured peak reached by the defaults, ``most_frequent``, the tree, and the
-regressor's top-1 and top-3 picks.
+regressor's top-1 and ``tuning="auto"``'s first and first three choices.
 """
 
 from __future__ import annotations
@@ -44,9 +49,10 @@ import numpy as np
 
 from .attributes import STRUCTURAL
 
-__all__ = ["FEATURES", "LOG_FEATURES", "KINDS", "FILL", "FORMAT", "FORMAT_VERSION", "MODEL_ENV",
-           "Model", "ModelError", "attribute_vector", "default_model_path", "evaluate",
-           "feature_names", "load_model", "read_table", "train"]
+__all__ = ["FEATURES", "LOG_FEATURES", "KINDS", "STRATEGIES", "FILL", "FORMAT",
+           "FORMAT_VERSION", "MODEL_ENV", "Model", "ModelError", "attribute_vector",
+           "default_model_path", "evaluate", "feature_names", "load_model", "read_table",
+           "train"]
 
 FORMAT, FORMAT_VERSION = "onyx_rapids.tuning-model", 1
 #: Environment variable naming the model file :func:`default_model_path` returns.
@@ -71,6 +77,8 @@ LOG_FEATURES = frozenset(
      *(f"{side}_degree_{key}" for side in ("out", "in")
        for key in ("mean", "max", "std", "p50", "p90", "p99"))))
 KINDS = ("directed", "undirected", "bipartite")
+#: What ``tuning="auto"`` can follow, simplest first (ties of their scores go to the first).
+STRATEGIES = ("defaults", "most_frequent", "tree", "regressor")
 #: The value of a feature that is None (undefined for the graph) or missing from the config.
 FILL = -1.0
 _ACTIVATIONS = {"identity": lambda x: x, "relu": lambda x: np.maximum(x, 0.0),
@@ -295,6 +303,22 @@ class Model:
         pool = self.pool(name)
         return [pool[i] for i in order]
 
+    def auto(self, name: str) -> str:
+        """The strategy ``tuning="auto"`` follows for ``name`` (:data:`STRATEGIES`)."""
+        return self._get(name)["auto"]
+
+    def choices(self, name: str, attributes: dict) -> list[dict]:
+        """Every pool configuration of ``name`` in the order ``tuning`` tries them on a graph
+        with ``attributes``: first the :meth:`auto` strategy's pick (the defaults, the most
+        frequent best, the tree's or the regressor's top-1), then the rest of :meth:`rank`.
+        ``tuning="auto"`` runs the first, ``tuning="search"`` times the first three."""
+        strategy = self.auto(name)
+        ranked = self.rank(name, attributes)
+        first = {"defaults": lambda: {}, "most_frequent": lambda: self.most_frequent(name),
+                 "tree": lambda: self.tree_choice(name, attributes),
+                 "regressor": lambda: ranked[0]}[strategy]()
+        return [first] + [c for c in ranked if c != first]
+
     def importances(self, name: str) -> dict:
         """The attributes the decision trees of ``name`` split on, by importance: each
         tree's feature importances, averaged over the graph kinds' trees (a constant tree
@@ -328,6 +352,10 @@ class Model:
                            for k, v in reg["scores"].items())
         lines.append(f"regressor: {reg['kind']} (leave-one-graph-out top-1 share of peak: "
                      f"{scores or 'n/a'})")
+        auto = ", ".join(f"{k} {'n/a' if v is None else f'{100 * v:.1f}%'}"
+                         for k, v in algo.get("auto_scores", {}).items())
+        lines.append(f"tuning=\"auto\": {self.auto(name)}"
+                     + (f" (leave-one-graph-out share of peak: {auto})" if auto else ""))
         return "\n".join(lines)
 
     def save(self, path) -> None:
@@ -490,6 +518,9 @@ def _parse(doc, source) -> dict:
                                      "classes": classes}
         parsed["regressor"] = _parse_regressor(r, r.get(algo, "regressor", where, dict),
                                                f"{where}.regressor", width, size)
+        parsed["auto"] = algo.get("auto", "regressor")  # files before it: the regressor
+        if parsed["auto"] not in STRATEGIES:
+            r.fail(f"{where}.auto {parsed['auto']!r} is not one of {', '.join(STRATEGIES)}")
         out[name] = parsed
     return out
 
@@ -662,9 +693,7 @@ def train(table, *, seed: int = 0, structure: bool = True) -> Model:
         X_attr = np.array([attribute_vector(attrs[g]) for g in graphs])
         kinds = np.array([attrs[g]["kind"] for g in graphs])
 
-        counts = np.bincount(best_id, minlength=len(pool))
-        mean_ratio = np.where(np.isnan(ratio), np.inf, ratio).mean(axis=0)  # unmeasured: inf
-        most = min(np.flatnonzero(counts == counts.max()), key=lambda i: (mean_ratio[i], i))
+        most = _most_frequent(best_id, ratio)
 
         trees, fitted = {}, {}
         for kind in sorted(set(kinds)):
@@ -697,13 +726,59 @@ def train(table, *, seed: int = 0, structure: bool = True) -> Model:
         else:
             regressor = {"kind": "constant"}
         regressor["scores"] = scores
+        auto_scores = _logo_strategies(X_attr, kinds, best_id, ratio, times, seed)
+        auto_scores["regressor"] = scores.get(regressor["kind"])
+        auto = max(STRATEGIES, key=lambda k: (-np.inf if auto_scores[k] is None
+                                              else round(auto_scores[k], 6),
+                                              -STRATEGIES.index(k)))
         doc["algorithms"][name] = {"pool": pool_text, "graphs": graphs, "most_frequent": int(most),
                                    "config_features": columns, "trees": trees,
-                                   "regressor": regressor}
+                                   "regressor": regressor, "auto": auto,
+                                   "auto_scores": auto_scores}
         estimators[name] = {"trees": fitted, **models}
     model = Model(doc, "(trained)")
     model._estimators = estimators  # the scikit-learn estimators (not saved): for checks
     return model
+
+
+def _most_frequent(best_id, ratio) -> int:
+    """The configuration fastest on most graphs (ties: the smaller mean slowdown, then the
+    first in the pool)."""
+    counts = np.bincount(best_id, minlength=ratio.shape[1])
+    mean_ratio = np.where(np.isnan(ratio), np.inf, ratio).mean(axis=0)  # unmeasured: inf
+    return int(min(np.flatnonzero(counts == counts.max()), key=lambda i: (mean_ratio[i], i)))
+
+
+def _logo_strategies(X_attr, kinds, best_id, ratio, times, seed) -> dict:
+    """The mean share of the peak that the defaults (pool index 0), the most frequent best and
+    the kind's decision tree reach on each training graph when chosen from the others (None
+    for a single graph); a pick not measured on the graph counts as nothing reached."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    count = len(best_id)
+    if count < 2:
+        return dict.fromkeys(("defaults", "most_frequent", "tree"))
+
+    def share(g, pick):
+        t = times[g, pick]
+        return float(np.nanmin(times[g]) / t) if np.isfinite(t) else 0.0
+
+    out = {"defaults": [], "most_frequent": [], "tree": []}
+    for g in range(count):
+        others = np.arange(count) != g
+        most = _most_frequent(best_id[others], ratio[others])
+        same = others & (kinds == kinds[g])
+        if not same.any():
+            tree = most
+        elif len(set(best_id[same])) == 1:
+            tree = int(best_id[same][0])
+        else:
+            clf = DecisionTreeClassifier(max_depth=4, random_state=seed)
+            tree = int(clf.fit(X_attr[same], best_id[same]).predict(X_attr[g][None])[0])
+        out["defaults"].append(share(g, 0))
+        out["most_frequent"].append(share(g, most))
+        out["tree"].append(share(g, tree))
+    return {k: float(np.mean(v)) for k, v in out.items()}
 
 
 def _logo_score(estimator, X, y, g_index, c_index, times):
@@ -737,10 +812,11 @@ def evaluate(model, table, *, in_sample: bool = False):
     """Per (algorithm, graph) of a held-out table (a DataFrame or Parquet path(s), read as
     :func:`train` reads them), the share of the graph's peak (its fastest measured
     configuration) reached, in percent (``best_ms / ms_of_pick * 100``), by the defaults
-    (``{}``), ``most_frequent``, ``tree``, the regressor's top-1 (``top1``) and the best of
-    its top 3 (``top3``); NaN where no pick was measured on the graph.  Only measured times
-    are read.  ``model`` None: :func:`load_model`'s default.  A graph the model was trained
-    on raises ValueError unless ``in_sample``.
+    (``{}``), ``most_frequent``, ``tree``, the regressor's top-1 (``regressor``),
+    ``tuning="auto"``'s pick (``top1``: :meth:`Model.choices`' first) and the best of the
+    first three (``top3``: what ``tuning="search"`` times); NaN where no pick was measured
+    on the graph.  Only measured times are read.  ``model`` None: :func:`load_model`'s
+    default.  A graph the model was trained on raises ValueError unless ``in_sample``.
 
     >>> scores = evaluate(model, "held_out.parquet")                     # doctest: +SKIP
     >>> scores.groupby("algorithm")[["defaults", "tree", "top1", "top3"]].mean()  # doctest: +SKIP
@@ -764,11 +840,13 @@ def evaluate(model, table, *, in_sample: bool = False):
             times = [measured.get(json.dumps(c, sort_keys=True), np.nan) for c in configs]
             return 100 * best / np.nanmin(times) if np.isfinite(times).any() else np.nan
 
-        ranked = model.rank(name, attrs)
+        chosen = model.choices(name, attrs)
         rows.append({"algorithm": name, "graph": graph, "best_ms": best,
                      "best_config": measured.idxmin(), "defaults": share({}),
                      "most_frequent": share(model.most_frequent(name)),
                      "tree": share(model.tree_choice(name, attrs)),
-                     "top1": share(ranked[0]), "top3": share(*ranked[:3])})
+                     "regressor": share(model.rank(name, attrs)[0]),
+                     "top1": share(chosen[0]), "top3": share(*chosen[:3])})
     return pd.DataFrame(rows, columns=["algorithm", "graph", "best_ms", "best_config",
-                                       "defaults", "most_frequent", "tree", "top1", "top3"])
+                                       "defaults", "most_frequent", "tree", "regressor",
+                                       "top1", "top3"])

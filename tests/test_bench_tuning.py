@@ -93,6 +93,7 @@ def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
     report = json.loads(next(tmp_path.glob("run-tuning-heldout_*.json")).read_text())
     (row,) = report["summary"]
     assert row["graphs"] == 1 and report["held_out_graphs"] == ["rmat:3:2~1"]
+    assert row["auto"] == model.auto(WCC) and row["auto"] in tuning_model.STRATEGIES
     for c in suite.COLUMNS:  # shares of the measured peak
         assert 0 < row[f"{c}_mean"] <= 100
     assert report["held_out_families_in_training"] == ["rmat:3:2"]  # another seed only
@@ -180,3 +181,17 @@ def test_bad_training_files_and_arguments_are_refused_by_name(tmp_path, capsys):
         harness.main(["run", "tuning", "--each-graph", "--sizes", "1e4", "--graphs", "rmat:3:2",
                       "--out", str(tmp_path)])
     assert "give --sizes or --graphs, not both" in capsys.readouterr().err
+
+
+def test_every_corpus_spec_parses_and_training_and_held_out_are_disjoint():
+    """A spec the builder refuses costs a GPU run its graph (stop 49: rmat:19:16:0.62 left
+    d = 1 - a - b - c = 0 and built nothing); held-out graphs are never trained on."""
+    from benchmarks import graphs
+
+    training = [graphs.parse_spec(s) for s in suite.TRAINING.split(",")]
+    held = [graphs.parse_spec(s) for s in suite.HELD_OUT.split(",")]
+    slugs = [s.slug for s in training + held]
+    assert len(set(slugs)) == len(slugs) == 31
+    for spec in training + held:
+        if spec.kind == "rmat" and "a" in spec.params:
+            assert 0.25 <= spec.params["a"] < 1 - 2 * 0.19, spec.text

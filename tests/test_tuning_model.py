@@ -300,3 +300,60 @@ def test_a_model_without_structure_reads_only_the_cheap_attributes(train_table, 
     path.write_text(json.dumps(doc))
     with pytest.raises(tm.ModelError, match="structure 'yes' is not true or false"):
         tm.load_model(path)
+
+
+def test_auto_follows_the_strategy_that_wins_leave_one_graph_out(model, test_table):
+    """On the rule's table a learned pick beats the defaults (2.5x slower everywhere), so
+    ``tuning="auto"`` follows the tree or the regressor; ``choices`` puts that strategy's
+    pick first and the regressor's ranking after it, each configuration once."""
+    algo = model._doc["algorithms"][NAME]
+    scores = algo["auto_scores"]
+    assert set(scores) == set(tm.STRATEGIES)
+    assert scores["defaults"] == pytest.approx(1 / 2.5, rel=0.05)
+    assert model.auto(NAME) in ("tree", "regressor") and scores[model.auto(NAME)] >= 0.95
+    assert f'tuning="auto": {model.auto(NAME)}' in model.describe(NAME)
+    attrs = tm._graph_attributes(next(iter(test_table.groupby("graph")))[1])
+    for strategy, first in (("defaults", {}), ("most_frequent", model.most_frequent(NAME)),
+                            ("tree", model.tree_choice(NAME, attrs)),
+                            ("regressor", model.rank(NAME, attrs)[0])):
+        model._algos[NAME]["auto"] = strategy
+        try:
+            chosen = model.choices(NAME, attrs)
+        finally:
+            model._algos[NAME]["auto"] = algo["auto"]
+        assert chosen[0] == first, strategy
+        assert sorted(map(json.dumps, chosen)) == sorted(map(json.dumps, model.pool(NAME)))
+
+
+def test_auto_keeps_the_defaults_when_nothing_beats_them_on_unseen_graphs():
+    """Every configuration equally fast but for noise, the defaults a little faster: no
+    learned pick beats them leave-one-graph-out, so ``tuning="auto"`` runs the defaults."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(8):
+        attrs = fake_attributes(rng, ("directed", "undirected")[i % 2])
+        common = dict(algorithm=NAME, graph=f"flat{i}", repeat=3, device="NVIDIA H200",
+                      backend="gpu", attributes_version=1,
+                      **{f"attr_{k}": v for k, v in attrs.items()})
+        for j, config in enumerate(CONFIGS):
+            ms = (1.0 if j == 0 else 1.03) * math.exp(rng.normal(0, 0.01))
+            rows.append(dict(common, config=json.dumps(config, sort_keys=True), ms=ms,
+                             status="ok", agrees=True))
+    flat = tm.train(pd.DataFrame(rows), seed=0)
+    assert flat.auto(NAME) == "defaults"
+    assert flat.choices(NAME, attrs)[0] == {}
+    scores = flat._doc["algorithms"][NAME]["auto_scores"]
+    assert scores["defaults"] >= max(v for v in scores.values() if v is not None)
+
+
+def test_a_model_file_names_a_bad_auto_strategy_and_reads_one_without_it(model, tmp_path):
+    path = tmp_path / "model.json"
+    model.save(path)
+    doc = json.loads(path.read_text())
+    doc["algorithms"][NAME]["auto"] = "fastest"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(tm.ModelError, match=f"model file {path}: .*auto 'fastest' is not one"):
+        tm.load_model(path)
+    del doc["algorithms"][NAME]["auto"]  # a file written before the strategies: the regressor
+    path.write_text(json.dumps(doc))
+    assert tm.load_model(path).auto(NAME) == "regressor"
