@@ -588,7 +588,8 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
     ``"auto"``, :data:`SEARCH_TOP` for ``"search"``) less the options and parameters in
     ``explicit`` (the caller's win), each one that the call can run; ``[{}]`` (the
     defaults) with a RuntimeWarning saying why when no model serves this device, ``[{}]``
-    without one when the model does not tune the algorithm.  ``report`` is what ``info.tuning`` says."""
+    without one when the model does not tune the algorithm.  ``report`` is what
+    ``info.tuning`` says."""
     began = time.perf_counter()
     mode = "search" if tuning == "search" else "auto"
     model, where = model_for(tuning)
