@@ -521,6 +521,12 @@ def _parse(doc, source) -> dict:
         parsed["auto"] = algo.get("auto", "regressor")  # files before it: the regressor
         if parsed["auto"] not in STRATEGIES:
             r.fail(f"{where}.auto {parsed['auto']!r} is not one of {', '.join(STRATEGIES)}")
+        auto_scores = algo.get("auto_scores", {})
+        numbers = isinstance(auto_scores, dict) and all(
+            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+            for v in auto_scores.values())
+        if not numbers or not set(auto_scores) <= set(STRATEGIES):
+            r.fail(f"{where}.auto_scores is not a map of {', '.join(STRATEGIES)} to numbers")
         out[name] = parsed
     return out
 
@@ -726,7 +732,8 @@ def train(table, *, seed: int = 0, structure: bool = True) -> Model:
         else:
             regressor = {"kind": "constant"}
         regressor["scores"] = scores
-        auto_scores = _logo_strategies(X_attr, kinds, best_id, ratio, times, seed)
+        auto_scores = _logo_strategies(X_attr, kinds, best_id, ratio, times, seed,
+                                       defaults=pool_text[0] == "{}")
         auto_scores["regressor"] = scores.get(regressor["kind"])
         auto = max(STRATEGIES, key=lambda k: (-np.inf if auto_scores[k] is None
                                               else round(auto_scores[k], 6),
@@ -749,10 +756,11 @@ def _most_frequent(best_id, ratio) -> int:
     return int(min(np.flatnonzero(counts == counts.max()), key=lambda i: (mean_ratio[i], i)))
 
 
-def _logo_strategies(X_attr, kinds, best_id, ratio, times, seed) -> dict:
-    """The mean share of the peak that the defaults (pool index 0), the most frequent best and
-    the kind's decision tree reach on each training graph when chosen from the others (None
-    for a single graph); a pick not measured on the graph counts as nothing reached."""
+def _logo_strategies(X_attr, kinds, best_id, ratio, times, seed, defaults=True) -> dict:
+    """The mean share of the peak that the defaults (pool index 0; None when ``defaults`` is
+    False: no usable row of ``{}``), the most frequent best and the kind's decision tree reach
+    on each training graph when chosen from the others (None for a single graph); a pick not
+    measured on the graph counts as nothing reached."""
     from sklearn.tree import DecisionTreeClassifier
 
     count = len(best_id)
@@ -778,7 +786,8 @@ def _logo_strategies(X_attr, kinds, best_id, ratio, times, seed) -> dict:
         out["defaults"].append(share(g, 0))
         out["most_frequent"].append(share(g, most))
         out["tree"].append(share(g, tree))
-    return {k: float(np.mean(v)) for k, v in out.items()}
+    scores = {k: float(np.mean(v)) for k, v in out.items()}
+    return scores if defaults else {**scores, "defaults": None}
 
 
 def _logo_score(estimator, X, y, g_index, c_index, times):

@@ -354,6 +354,22 @@ def test_a_model_file_names_a_bad_auto_strategy_and_reads_one_without_it(model, 
     path.write_text(json.dumps(doc))
     with pytest.raises(tm.ModelError, match=f"model file {path}: .*auto 'fastest' is not one"):
         tm.load_model(path)
+    doc["algorithms"][NAME]["auto"] = "tree"
+    doc["algorithms"][NAME]["auto_scores"] = {"tree": "high"}
+    path.write_text(json.dumps(doc))
+    with pytest.raises(tm.ModelError, match=f"model file {path}: .*auto_scores is not a map"):
+        tm.load_model(path)
     del doc["algorithms"][NAME]["auto"]  # a file written before the strategies: the regressor
+    del doc["algorithms"][NAME]["auto_scores"]
     path.write_text(json.dumps(doc))
     assert tm.load_model(path).auto(NAME) == "regressor"
+
+
+def test_without_a_defaults_row_auto_cannot_follow_the_defaults(train_table):
+    """Where no usable row of ``{}`` exists, the pool's first entry is another configuration:
+    the defaults' score is None and the strategy is a learned one."""
+    table = train_table[train_table["config"] != "{}"]
+    model = tm.train(table[table["graph"].isin([f"g{i}" for i in range(8)])], seed=0)
+    scores = model._doc["algorithms"][NAME]["auto_scores"]
+    assert scores["defaults"] is None and model.auto(NAME) != "defaults"
+    assert {} not in model.pool(NAME)
