@@ -373,3 +373,21 @@ def test_without_a_defaults_row_auto_cannot_follow_the_defaults(train_table):
     scores = model._doc["algorithms"][NAME]["auto_scores"]
     assert scores["defaults"] is None and model.auto(NAME) != "defaults"
     assert {} not in model.pool(NAME)
+
+
+def test_the_packaged_model_loads_and_its_configurations_are_legal(monkeypatch):
+    """The model file the package ships (trained on the project's GPU) reads without error,
+    tunes every algorithm of :data:`onyx_rapids.tuning.TUNED`, and every configuration it
+    can choose is one of the algorithm's legal configurations (:func:`tuning.space`, with
+    the features the training measured)."""
+    from onyx_rapids import tuning
+
+    monkeypatch.delenv(tm.MODEL_ENV, raising=False)
+    model = tm.load_model(tm.default_model_path())
+    assert model.algorithms == sorted(tuning.TUNED) and model.meta["backend"] == "gpu"
+    for name in model.algorithms:
+        features = tuning.FEATURES.get(name, 1)
+        legal = {tuning.config_json(c, name) for c in tuning.space(name, features=features)}
+        pool = [tuning.config_json(c, name) for c in model.pool(name)]
+        assert pool[0] == "{}" and set(pool) <= legal | {"{}"}, name
+        assert model.auto(name) in tm.STRATEGIES
