@@ -314,9 +314,14 @@ class Model:
         ``tuning="auto"`` runs the first, ``tuning="search"`` times the first three."""
         strategy = self.auto(name)
         ranked = self.rank(name, attributes)
-        first = {"defaults": lambda: {}, "most_frequent": lambda: self.most_frequent(name),
-                 "tree": lambda: self.tree_choice(name, attributes),
-                 "regressor": lambda: ranked[0]}[strategy]()
+        if strategy == "defaults":
+            first = {}
+        elif strategy == "most_frequent":
+            first = self.most_frequent(name)
+        elif strategy == "tree":
+            first = self.tree_choice(name, attributes)
+        else:
+            first = ranked[0]
         return [first] + [c for c in ranked if c != first]
 
     def importances(self, name: str) -> dict:
@@ -348,12 +353,13 @@ class Model:
             lines.append(tree["text"].rstrip())
             lines.append("importances: " + ", ".join(
                 f"{k} {v:.3f}" for k, v in tree["importances"].items()))
-        scores = ", ".join(f"{k} {'n/a' if v is None else f'{100 * v:.1f}%'}"
-                           for k, v in reg["scores"].items())
+        def percents(scores):
+            return ", ".join(f"{k} {'n/a' if v is None else f'{100 * v:.1f}%'}"
+                             for k, v in scores.items())
+
         lines.append(f"regressor: {reg['kind']} (leave-one-graph-out top-1 share of peak: "
-                     f"{scores or 'n/a'})")
-        auto = ", ".join(f"{k} {'n/a' if v is None else f'{100 * v:.1f}%'}"
-                         for k, v in algo.get("auto_scores", {}).items())
+                     f"{percents(reg['scores']) or 'n/a'})")
+        auto = percents(algo.get("auto_scores", {}))
         lines.append(f"tuning=\"auto\": {self.auto(name)}"
                      + (f" (leave-one-graph-out share of peak: {auto})" if auto else ""))
         return "\n".join(lines)
