@@ -431,7 +431,7 @@ def resolve(suite: Suite, algorithms=None, quick=False, ks=None, graphs_text=Non
 def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out="benchmarks/"
               "results", tag="", quick=False, ks=None, variants=None, argv=(), quiet=False,
               device_budget=None, sizes=None, nx_max_edges=None, first_calls=True,
-              peer_limit=None, random_count=None):
+              peer_limit=None, random_count=None, confirm=None):
     """Run a suite; (exit status, report).  ``first_calls`` (traversal only): False leaves out
     a full run's first-call rows (each a fresh process that builds the graph again);
     ``peer_limit`` (traversal only, seconds): cuGraph's betweenness estimated to take longer
@@ -439,7 +439,9 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     ``device_budget`` (hostmem only): the budget of its ``auto`` case.  ``sizes`` (networkx
     only, edge counts): its graphs instead of ``graphs_text``; ``nx_max_edges`` (networkx only):
     NetworkX itself is not run on larger graphs.  ``random_count`` (tuning only): the random
-    configurations of each pool (default :data:`onyx_rapids.tuning.POOL_RANDOM`)."""
+    configurations of each pool (default :data:`onyx_rapids.tuning.POOL_RANDOM`);
+    ``confirm`` (tuning only): a file of ``train --confirm-set``, whose configurations are
+    timed instead of the pools (rows ``confirm``)."""
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; choose from {', '.join(SUITES)}")
     suite = SUITES[name]
@@ -466,6 +468,8 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     if random_count is not None and (name != "tuning" or random_count < 0):
         raise ValueError(f"--random is a count >= 0 of the tuning suite, got {random_count!r} "
                          f"for {name}")
+    if confirm is not None:
+        confirm = _confirm_file(confirm, name)
     chosen, ks, specs = resolve(suite, algorithms, quick, ks, graphs_text)
     repeat = repeat if repeat is not None else (1 if quick else suite.repeat)
     if repeat < 1:
@@ -479,13 +483,14 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     run.first_calls = first_calls and not quick
     run.peer_limit_s = peer_limit
     run.random_count = random_count
+    run.confirm = confirm
     report = {"suite": name, "argv": list(argv), "date": now.date().isoformat(),
               "timestamp": now.isoformat(timespec="seconds"), "environment": env,
               "settings": {"graphs": [s.text for s in specs], "algorithms": chosen,
                            "repeat": repeat, "ks": list(ks), "quick": quick, "tag": tag,
                            "variants": variants, "unit": suite.unit,
                            "device_budget": device_budget, "nx_max_edges": nx_max_edges,
-                           "random_count": random_count,
+                           "random_count": random_count, "confirm": confirm is not None,
                            "graph_mode": "undirected" if suite.undirected else "directed"},
               "graphs": {}, "rows": run.rows, "details": run.details,
               "skipped_peers": run.skipped, "plots": [], "plot_note": None,
@@ -537,6 +542,26 @@ def run_suite(name: str, *, graphs_text=None, algorithms=None, repeat=None, out=
     return (1 if log.failures else 0), report
 
 
+def _confirm_file(path, suite: str) -> dict:
+    """The configurations of a ``train --confirm-set`` file: algorithm -> graph -> JSON texts,
+    ``{}`` first (the reference the others are checked against); ValueError naming the file
+    and what is wrong."""
+    if suite != "tuning":
+        raise ValueError(f"--confirm is an option of the tuning suite, not {suite}")
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"--confirm {path}: {type(e).__name__}: {e}") from None
+    if not isinstance(doc, dict) or not all(
+            isinstance(graphs_, dict) and all(isinstance(c, list) and c and c[0] == "{}"
+                                              and all(isinstance(x, str) for x in c)
+                                              for c in graphs_.values())
+            for graphs_ in doc.values()):
+        raise ValueError(f"--confirm {path}: not a file of 'train --confirm-set' (algorithm "
+                         "-> graph -> configurations, '{}' first)")
+    return doc
+
+
 def list_text() -> str:
     lines = ["Suites (python -m benchmarks run SUITE [--graphs SPEC,...] [--algorithms A,...] "
              "[--ks K,...] [--variants V,...] [--repeat N] [--out DIR] [--tag T] [--quick]):"]
@@ -584,6 +609,9 @@ def main(argv=None) -> int:
                    help="one run per graph, one after another in this process (kernels "
                         "compiled once): each its own files, tagged TAG-GRAPH, written as it "
                         "ends, so a run stopped midway keeps the graphs it finished")
+    r.add_argument("--confirm", metavar="FILE",
+                   help="tuning: time again the configurations of 'train --confirm-set' "
+                        "FILE instead of the pools")
     r.add_argument("--random", type=int, metavar="N",
                    help="tuning: random configurations in each pool besides the defaults and "
                         "the one-option changes (default 16)")
@@ -598,6 +626,13 @@ def main(argv=None) -> int:
                    help="where the model file goes (default: the package's)")
     t.add_argument("--out", default="benchmarks/results")
     t.add_argument("--tag", default="")
+    t.add_argument("--attributes", default="full", choices=list(tuning.ATTRIBUTE_MODES),
+                   help="the attributes the saved model reads (default full)")
+    t.add_argument("--confirm-set", metavar="FILE",
+                   help="write the held-out finalists to time again (run tuning --confirm "
+                        "FILE) and stop")
+    t.add_argument("--confirm", nargs="+", metavar="RESULTS",
+                   help="results of 'run tuning --confirm': score on those times")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
@@ -605,7 +640,12 @@ def main(argv=None) -> int:
     if args.command == "train":
         try:
             report = tuning.train_and_evaluate(args.train, args.held_out, model_path=args.model,
-                                               out=args.out, tag=args.tag)
+                                               out=args.out, tag=args.tag,
+                                               attributes=args.attributes,
+                                               confirm_paths=args.confirm,
+                                               confirm_path=args.confirm_set)
+            if args.confirm_set:
+                return 0
         except (ValueError, FileNotFoundError) as e:
             t.error(str(e))
         print(report["markdown"])
@@ -632,7 +672,7 @@ def main(argv=None) -> int:
                 algorithms=algorithms, tag=tag, quick=args.quick, ks=ks, argv=argv,
                 device_budget=args.device_budget, sizes=sizes, nx_max_edges=limit,
                 first_calls=not args.no_first_calls, peer_limit=args.peer_limit,
-                random_count=args.random,
+                random_count=args.random, confirm=args.confirm,
                 variants=args.variants.split(",") if args.variants else None)
             status = max(status, code)
     except ValueError as e:

@@ -107,7 +107,8 @@ import numpy as np
 
 from . import device
 
-__all__ = ["attributes", "VERSION", "DEFAULT_SAMPLES", "DEFAULT_SWEEPS", "STRUCTURAL"]
+__all__ = ["attributes", "VERSION", "DEFAULT_SAMPLES", "DEFAULT_SWEEPS", "STRUCTURAL",
+           "QUICK_VERTICES", "QUICK_EDGES"]
 
 #: The version of the keys and their definitions (a tuner's training table records it).
 VERSION = 1
@@ -115,6 +116,10 @@ VERSION = 1
 DEFAULT_SAMPLES = 1 << 16
 #: BFS sweeps of the diameter estimate (the double sweep).
 DEFAULT_SWEEPS = 2
+
+#: ``quick=True``: the vertices and the stored edges of the stratified samples.
+QUICK_VERTICES = 1 << 13
+QUICK_EDGES = 1 << 15
 
 _PERCENTILES = (50, 90, 99)
 #: The keys computed on the simple undirected view (BFS sweeps, wedges): the costly part,
@@ -125,7 +130,8 @@ STRUCTURAL = ("diameter_estimate", "diameter_sweeps", "reached_share", "wedges",
 
 
 def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
-               sweeps: int = DEFAULT_SWEEPS, structure: bool = True) -> dict:
+               sweeps: int = DEFAULT_SWEEPS, structure: bool = True,
+               quick: bool = False) -> dict:
     """The attributes of graph ``g`` (see the module docstring for every key), computed now;
     :meth:`onyx_rapids.graph.Graph.attributes` caches them on the graph.
 
@@ -133,7 +139,17 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     no more), drawn with NumPy's generator seeded by ``seed``; ``sweeps`` BFS runs estimate
     the diameter (2: the double sweep).  ``structure=False`` leaves the :data:`STRUCTURAL`
     keys None: no simple undirected view is built and no BFS runs (degree statistics,
-    assortativity and weights only: reductions over the graph's own arrays)."""
+    assortativity and weights only: reductions over the graph's own arrays).
+
+    ``quick=True`` (what a tuned call reads, issue 38: a few small gathers and one transfer)
+    implies ``structure=False`` and estimates from stratified samples what depends on every
+    vertex or edge: the degree statistics (``mean`` and ``max`` stay exact), the zero and
+    isolated shares from :data:`QUICK_VERTICES` vertices (every ``n / QUICK_VERTICES``-th,
+    the same ones for both degree arrays), ``self_loops`` (hence ``edges`` and ``density``),
+    the assortativity and the weight statistics from :data:`QUICK_EDGES` stored edges; exact
+    where the graph has no more vertices or edges than that."""
+    if quick:
+        return _quick(g)
     samples, sweeps = int(samples), int(sweeps)
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
@@ -196,6 +212,141 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         out.update(dict.fromkeys(STRUCTURAL))
     out.update(weight_stats)
     return out
+
+
+# ---------------------------------------------------------------------------------- quick
+
+def _strata(count: int, size: int):
+    """The indices of a stratified sample of ``size`` out of ``count`` (the middle of each of
+    ``size`` equal strata), or None for every index when ``count <= size``."""
+    if count <= size:
+        return None
+    return ((np.arange(size, dtype=np.float64) + 0.5) * (count / size)).astype(np.int64)
+
+
+def _quick(g) -> dict:
+    """``attributes(g, quick=True)``: the degree part from stratified samples (see
+    :func:`attributes`), gathered on the device and brought over in one transfer."""
+    xp = device.xp
+    n, m = g.n, g.m
+    bipartite = g.sides is not None
+    weighted = g.edge_weights is not None
+    out: dict = {"version": VERSION, "n": n, "m": m}
+    out["kind"] = "bipartite" if bipartite else ("directed" if g.directed else "undirected")
+    out["multigraph"] = g.multigraph
+    out["weighted"] = weighted
+    vertices, edges = _strata(n, QUICK_VERTICES), _strata(m, QUICK_EDGES)
+    parts = [g.out_degree, g.in_degree]
+    if vertices is not None:
+        at = device.asarray(vertices)
+        parts = [parts[0][at], parts[1][at]]
+    parts = [p.astype(np.float64) for p in parts]
+    s_v = int(parts[0].shape[0])
+    if m:
+        if edges is None:
+            dst = g.out_indices
+            src = xp.searchsorted(g.out_offsets, xp.arange(m), side="right") - 1
+        else:
+            at = device.asarray(edges)
+            dst = g.out_indices[at]
+            src = xp.searchsorted(g.out_offsets, at, side="right") - 1
+        parts += [g.out_degree[src].astype(np.float64), g.in_degree[dst].astype(np.float64),
+                  (src == dst).astype(np.float64)]
+        if weighted:
+            w = g.edge_weights[:, 0] if edges is None else g.edge_weights[at, 0]
+            parts.append(w.astype(np.float64))
+    if n:
+        parts.append(xp.stack([g.out_degree.max(), g.in_degree.max()]).astype(np.float64))
+    host = device.to_host(xp.concatenate(parts)) if parts and n else np.zeros(0)
+    d_out, d_in = host[:s_v], host[s_v:2 * s_v]
+    s_e = int(min(m, QUICK_EDGES)) if m else 0
+    x, y, loop_flags = (host[2 * s_v + i * s_e: 2 * s_v + (i + 1) * s_e] for i in range(3))
+    loops = int(round(loop_flags.mean() * m)) if s_e else 0
+    out["edges"] = m if g.directed else (m + loops) // 2
+    left = g.id_map.left_count if bipartite else None
+    if bipartite:
+        possible = left * (n - left)
+    else:
+        possible = n * (n - 1) if g.directed else n * (n - 1) // 2
+    out["density"] = out["edges"] / possible if possible else None
+    out["volume"] = m
+    out["self_loops"] = loops
+    if n:
+        out["isolated_share"] = float(((d_out == 0) & (d_in == 0)).mean())
+        out["zero_in_share"] = float((d_in == 0).mean())
+        out["zero_out_share"] = float((d_out == 0).mean())
+    else:
+        out["isolated_share"] = out["zero_in_share"] = out["zero_out_share"] = None
+    maxima = host[-2:] if n else (0, 0)
+    for name, sample, top in (("out", d_out, maxima[0]), ("in", d_in, maxima[1])):
+        for key, value in _sample_stats(sample, n, m, top).items():
+            out[f"{name}_degree_{key}"] = value
+    for side in ("left", "right"):
+        for key in ("n", "degree_mean", "degree_max"):
+            out[f"{side}_{key}"] = None
+    if bipartite:  # sums and maxima of two slices: as the full attributes compute them
+        for side, d in (("left", g.out_degree[:left]), ("right", g.out_degree[left:])):
+            count = int(d.shape[0])
+            out[f"{side}_n"] = count
+            if count:
+                total, top = (int(v) for v in device.to_host(xp.stack(
+                    [d.sum(dtype=np.int64), d.max().astype(np.int64)])))
+                out[f"{side}_degree_mean"] = total / count
+                out[f"{side}_degree_max"] = top
+    out["degree_assortativity"] = _pearson(x, y) if s_e else None
+    out.update(dict.fromkeys(STRUCTURAL))
+    weight_stats = dict.fromkeys(_WEIGHT_KEYS)
+    if weighted and s_e:
+        w = host[2 * s_v + 3 * s_e: 2 * s_v + 4 * s_e]
+        weight_stats = {"weight_mean": float(w.mean()), "weight_std": float(w.std()),
+                        "weight_min": float(w.min()), "weight_max": float(w.max())}
+    out.update(weight_stats)
+    return out
+
+
+def _pearson(x: np.ndarray, y: np.ndarray):
+    """The Pearson correlation of two host samples; None where either is constant."""
+    if x.min() == x.max() or y.min() == y.max():
+        return None
+    dx, dy = x - x.mean(), y - y.mean()
+    sxx, syy = float((dx * dx).sum()), float((dy * dy).sum())
+    if sxx <= 0 or syy <= 0:
+        return None
+    return float(min(max(float((dx * dy).sum()) / math.sqrt(sxx * syy), -1.0), 1.0))
+
+
+def _sample_stats(sample: np.ndarray, n: int, total: int, top) -> dict:
+    """The degree statistics of :func:`_degree_stats` from a host sample of the degrees
+    (every degree when the sample has all n): ``mean`` (``total / n``) and ``max`` (``top``)
+    exact, the others those of the sample (sorted once)."""
+    keys = ["mean", "max", "std", "skew", "gini"] + [f"p{q}" for q in _PERCENTILES] \
+        + ["top1_share", "balanced_inequality"]
+    if n == 0:
+        return dict.fromkeys(keys)
+    d = np.sort(sample)
+    s = d.shape[0]
+    mean = float(d.mean())
+    dev = d - mean
+    std = math.sqrt(max(float((dev * dev).mean()), 0.0))
+    mass = float(d.sum())
+    stats = {"mean": total / n, "max": int(round(float(top))), "std": std,
+             "skew": float((dev ** 3).mean()) / std ** 3 if std > 0 else None}
+    if mass > 0:
+        ranks = np.arange(1, s + 1, dtype=np.float64)
+        stats["gini"] = float(2.0 * (ranks * d).sum() / (s * mass) - (s + 1.0) / s)
+    else:
+        stats["gini"] = None
+    for q in _PERCENTILES:
+        stats[f"p{q}"] = float(np.percentile(d, q))
+    if mass > 0:
+        top_count = -(-s // 100)
+        stats["top1_share"] = float(d[s - top_count:].sum() / mass)
+        k = np.arange(1, s + 1, dtype=np.float64)  # the k largest: their share, 1 - k / s
+        stats["balanced_inequality"] = float(np.minimum(np.cumsum(d[::-1]) / mass,
+                                                        1.0 - k / s).max())
+    else:
+        stats["top1_share"] = stats["balanced_inequality"] = None
+    return stats
 
 
 # ---------------------------------------------------------------------------------- degrees

@@ -307,7 +307,10 @@ def cmd_tune(args) -> int:
     table = tuning.collect(graphs, algorithms, repeat=args.repeat, random_count=args.random,
                            table=args.table, progress=progress)
     progress(f"training on {table['graph'].nunique()} graphs, {len(table)} measurements...")
-    model = tuning_model.train(table, seed=args.seed, structure=not args.degree_only)
+    if args.quick and args.degree_only:
+        raise CLIError("give --quick or --degree-only, not both")
+    model = tuning_model.train(table, seed=args.seed, structure=not args.degree_only,
+                               quick=args.quick)
     tmp = out[0].with_name(out[0].name + ".tmp")
     model.save(tmp)
     os.replace(tmp, out[0])
@@ -1071,6 +1074,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--degree-only", action="store_true",
                       help="train without the costly attributes (BFS sweeps, wedges): a "
                            "tuned call then computes only degree statistics")
+    tune.add_argument("--quick", action="store_true",
+                      help="train on the quick attributes (degree statistics estimated from "
+                           "samples): the cheapest first tuned call")
     tune.add_argument("--force", action="store_true", help="overwrite an existing --out")
     tune.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     tune.set_defaults(func=cmd_tune)

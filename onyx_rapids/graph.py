@@ -957,7 +957,7 @@ class Graph:
         }
 
     def attributes(self, *, samples: int | None = None, seed: int = 0,
-                   structure: bool = True) -> dict:
+                   structure: bool = True, quick: bool = False) -> dict:
         """Attributes that describe the graph (n, m, density, kind, degree statistics, degree
         assortativity, a diameter estimate, wedges and sampled clustering, ...) as a dict of
         plain Python values, for choosing how to run on it (issue 38); every key is defined in
@@ -969,7 +969,8 @@ class Graph:
         clustering, exactly when the graph has no more wedges than that.  ``structure=False``
         skips the costly keys (:data:`onyx_rapids.attributes.STRUCTURAL`: BFS sweeps and
         wedges on the simple undirected view), which are then None; a full dict already
-        cached serves it too.
+        cached serves it too.  ``quick=True``: the degree part estimated from stratified
+        samples of the vertices and edges (what a tuned call reads; cached apart).
 
         >>> import pandas as pd
         >>> g = Graph.from_edgelist(pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]}))
@@ -984,6 +985,9 @@ class Graph:
         if samples is None:
             samples = graph_attributes.DEFAULT_SAMPLES
         samples, seed = int(samples), int(seed)
+        if quick:
+            return self.cached(("attributes", "quick"),
+                               lambda: graph_attributes.attributes(self, quick=True))
         full = ("attributes", samples, seed)
         if not structure:
             cached = self._cache.get(full)

@@ -322,7 +322,8 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
     ``algorithm``, ``graph`` (``graph_name``), ``config`` (:func:`config_json`), ``ms``,
     ``edges_per_s`` (stored edges over the median time), ``status``, ``repeat``,
     ``device`` and ``backend`` (:func:`onyx_rapids.device.info`), ``attributes_version``,
-    and every attribute of ``g.attributes()`` as ``attr_<key>``.
+    every attribute of ``g.attributes()`` as ``attr_<key>`` and of ``g.attributes(quick=True)``
+    as ``qattr_<key>``.
 
     >>> import onyx_rapids as onyx
     >>> g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
@@ -340,8 +341,9 @@ def measure(g, name: str, inputs: dict | None = None, *, configs=None, count: in
     if configs is None:
         given = {key for key in kwargs if key in {i.name for i in spec.inputs}}
         configs = sample(name, count, seed, given=given or None, features=_features(kwargs))
-    attrs = {f"attr_{key}": value for key, value in g.attributes().items()
-             if not isinstance(value, (list, dict))}
+    attrs = {f"{prefix}{key}": value
+             for prefix, a in (("attr_", g.attributes()), ("qattr_", g.attributes(quick=True)))
+             for key, value in a.items() if not isinstance(value, (list, dict))}
     facts = device.info()
     rows, calls, reference = [], [], None
     for index, config in enumerate(configs):  # the warm-up pass: compiled, checked
@@ -603,7 +605,7 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
     if spec.name not in model.algorithms:
         report["reason"] = f"the tuning model does not tune {spec.name}; the defaults"
         return [{}], report
-    attributes = g.attributes(structure=model.structure)
+    attributes = model.graph_attributes(g)
     report["attributes_seconds"] = time.perf_counter() - began  # 0 once cached
     began = time.perf_counter()
     features, wanted = _features(kwargs), SEARCH_TOP if mode == "search" else 1

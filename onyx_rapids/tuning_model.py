@@ -262,6 +262,16 @@ class Model:
         serves it."""
         return self.meta.get("structure", True)
 
+    @property
+    def quick(self) -> bool:
+        """Whether the model reads ``g.attributes(quick=True)`` (the degree part estimated
+        from samples, no structural keys: what a tuned call can afford on its first call)."""
+        return self.meta.get("quick", False)
+
+    def graph_attributes(self, g) -> dict:
+        """The attributes of graph ``g`` that this model reads (cached on the graph)."""
+        return g.attributes(quick=True) if self.quick else g.attributes(structure=self.structure)
+
     def pool(self, name: str) -> list[dict]:
         """The configurations measured for algorithm ``name`` (keyword dicts; ``{}`` the
         library's defaults)."""
@@ -478,8 +488,9 @@ def _parse(doc, source) -> dict:
     for key in ("created", "device", "backend"):
         r.get(doc, key, "the model", str)
     r.get(doc, "attributes_version", "the model", int)
-    if not isinstance(doc.get("structure", True), bool):
-        r.fail(f"structure {doc['structure']!r} is not true or false")
+    for flag, default in (("structure", True), ("quick", False)):
+        if not isinstance(doc.get(flag, default), bool):
+            r.fail(f"{flag} {doc[flag]!r} is not true or false")
     r.get(doc, "graphs", "the model", list)
     names = feature_names()
     if r.get(doc, "features", "the model", list) != names:
@@ -633,14 +644,33 @@ def read_table(table):
     return frame
 
 
-def _graph_attributes(rows) -> dict:
-    """The attributes of a graph from its first row (plain Python values, NaN back to None)."""
+#: The columns of a training table holding ``g.attributes()`` and ``g.attributes(quick=True)``.
+PREFIX, QUICK_PREFIX = "attr_", "qattr_"
+
+
+def _graph_attributes(rows, prefix: str = PREFIX) -> dict:
+    """The attributes of a graph from its first row (plain Python values, NaN back to None):
+    the ``prefix`` columns (``qattr_``: the quick ones)."""
     import pandas as pd
 
     first = rows.iloc[0]
-    return {key[5:]: None if np.ndim(v) == 0 and pd.isna(v) else
+    return {key[len(prefix):]: None if np.ndim(v) == 0 and pd.isna(v) else
             v.item() if isinstance(v, np.generic) else v
-            for key, v in first.items() if key.startswith("attr_")}
+            for key, v in first.items() if key.startswith(prefix)}
+
+
+def _quick_columns(frame):
+    """``frame`` with its ``qattr_`` columns as the ``attr_`` ones (ValueError naming the
+    graphs without them)."""
+    quick = [c for c in frame if c.startswith(QUICK_PREFIX)]
+    missing = sorted(frame["graph"].unique()) if not quick else sorted(
+        frame.loc[frame[f"{QUICK_PREFIX}n"].isna(), "graph"].unique())
+    if missing:
+        raise ValueError(f"no quick attributes ({QUICK_PREFIX}* columns) for the graphs "
+                         f"{', '.join(map(str, missing))}: measure them with a library that "
+                         "records them, or train with quick=False")
+    frame = frame.drop(columns=[c for c in frame if c.startswith(PREFIX)])
+    return frame.rename(columns={c: PREFIX + c[len(QUICK_PREFIX):] for c in quick})
 
 
 def _single(frame, column):
@@ -651,14 +681,16 @@ def _single(frame, column):
     return frame[column].dropna().iloc[0]
 
 
-def train(table, *, seed: int = 0, structure: bool = True) -> Model:
+def train(table, *, seed: int = 0, structure: bool = True, quick: bool = False) -> Model:
     """Train a :class:`Model` on a training table (:func:`onyx_rapids.tuning.measure`'s
     rows: a pandas DataFrame or Parquet path(s)), every algorithm in it; needs scikit-learn.
     Only rows with status ``ok``, a finite time and (where the column exists) ``agrees`` are
     used.  The table must hold one device, backend and attributes version, and no graph
     held out for :func:`evaluate`.  ``structure=False`` trains without the costly attributes
     (:data:`onyx_rapids.attributes.STRUCTURAL`: BFS sweeps and wedges), so that a tuned call
-    computes only the cheap ones.
+    computes only the cheap ones; ``quick=True`` trains on the quick attributes (the
+    table's ``qattr_`` columns: ``g.attributes(quick=True)``), which a tuned call computes
+    in a few small gathers.
 
     >>> model = train("training.parquet", seed=0)   # doctest: +SKIP
     >>> print(model.describe("pagerank"))           # doctest: +SKIP
@@ -672,6 +704,8 @@ def train(table, *, seed: int = 0, structure: bool = True) -> Model:
     frame = read_table(table)
     if frame.empty:
         raise ValueError("the training table has no usable rows")
+    if quick:
+        frame, structure = _quick_columns(frame), False
     if not structure:
         frame = frame.assign(**{f"attr_{k}": None for k in STRUCTURAL})
     attr_columns = [c for c in frame if c.startswith("attr_")]
@@ -686,7 +720,7 @@ def train(table, *, seed: int = 0, structure: bool = True) -> Model:
            "attributes_version": int(_single(frame, "attributes_version")),
            "library_version": _library_version(),
            "graphs": sorted(frame["graph"].unique().tolist()), "features": names,
-           "structure": bool(structure),
+           "structure": bool(structure), "quick": bool(quick),
            "algorithms": {}}
     estimators = {}
     for name, rows in frame.groupby("algorithm", sort=True):
@@ -849,7 +883,7 @@ def evaluate(model, table, *, in_sample: bool = False):
     for (name, graph), group in frame.groupby(["algorithm", "graph"], sort=True):
         measured = group.groupby("config")["ms"].median()
         best = float(measured.min())
-        attrs = _graph_attributes(group)
+        attrs = _graph_attributes(group, QUICK_PREFIX if model.quick else PREFIX)
 
         def share(*configs):
             times = [measured.get(json.dumps(c, sort_keys=True), np.nan) for c in configs]

@@ -358,3 +358,66 @@ def test_gpu_edge_pass_and_histograms_equal_the_direct_formulas(placement):
     assert (a["weight_min"], a["weight_max"]) == (w.min(), w.max())
     check_degrees(a, "out", out_d)
     check_degrees(a, "in", in_d)
+
+
+def _equal_or_close(a, b):
+    if isinstance(a, float) and b is not None:
+        return b == pytest.approx(a, rel=1e-9, abs=1e-12)
+    return a == b
+
+
+@pytest.mark.parametrize("case", ["karate", "directed", "bipartite", "loops", "empty"])
+def test_quick_attributes_equal_the_exact_ones_where_the_samples_hold_everything(case):
+    """``quick=True`` samples only graphs over QUICK_VERTICES vertices or QUICK_EDGES edges:
+    on smaller ones every value equals the exact degree part, structural keys None."""
+    from onyx_rapids.attributes import STRUCTURAL
+
+    rng = np.random.default_rng(3)
+    if case == "karate":
+        g = onyx.Graph.from_edgelist(onyx.datasets.load_edges("karate"))
+    elif case == "directed":
+        g = Graph.from_edgelist(frame(rng.integers(0, 60, (400, 2)), w=rng.random(400)),
+                                weight="w", directed=True, duplicates="min")
+    elif case == "bipartite":
+        g = Graph.from_bipartite(pd.DataFrame({"u": rng.integers(0, 30, 200),
+                                               "i": rng.integers(100, 140, 200)}), "u", "i",
+                                 duplicates="min")
+    elif case == "loops":
+        g = Graph.from_edgelist(frame([(0, 1), (1, 2), (2, 0), (2, 3), (5, 5), (0, 1)]),
+                                vertices=[8, 9], multigraph=True)
+    else:
+        g = Graph.from_csr(np.zeros(4, dtype=np.int64), np.empty(0, dtype=np.int32),
+                           directed=False)
+    exact, quick = attrs.attributes(g, structure=False), g.attributes(quick=True)
+    assert set(quick) == set(exact) and all(quick[k] is None for k in STRUCTURAL)
+    for key in exact:
+        assert _equal_or_close(exact[key], quick[key]), (key, exact[key], quick[key])
+    json.dumps(quick, allow_nan=False)
+    assert quick is g.attributes(quick=True) and quick is not g.attributes(structure=False)
+
+
+def test_quick_attributes_estimate_from_stratified_samples(monkeypatch):
+    """Past the sample sizes (made small here): mean and max stay exact, the rest are
+    estimates near the exact values, from a few hundred sampled vertices and edges."""
+    monkeypatch.setattr(attrs, "QUICK_VERTICES", 500)
+    monkeypatch.setattr(attrs, "QUICK_EDGES", 2000)
+    rng = np.random.default_rng(5)
+    n = 3000
+    src = np.minimum(rng.zipf(1.8, 12000), n) - 1  # skewed out-degrees
+    dst = rng.integers(0, n, 12000)
+    w = rng.random(12000) + 1.0
+    g = Graph.from_edgelist(frame(np.column_stack([src, dst]), w=w), weight="w", directed=True,
+                            duplicates="min", vertices=np.arange(n))
+    exact, quick = attrs.attributes(g, structure=False), attrs.attributes(g, quick=True)
+    for key in ("n", "m", "kind", "weighted", "out_degree_mean", "out_degree_max",
+                "in_degree_mean", "in_degree_max", "volume"):
+        assert quick[key] == exact[key], key
+    for key in ("in_degree_p50", "in_degree_p90"):  # small integers: one step either way
+        assert abs(quick[key] - exact[key]) <= 1, key
+    for key, tol in (("in_degree_std", 0.1),
+                     ("out_degree_gini", 0.1), ("in_degree_gini", 0.1),
+                     ("zero_out_share", 0.1), ("weight_mean", 0.02), ("weight_std", 0.05),
+                     ("out_degree_balanced_inequality", 0.1)):
+        assert quick[key] == pytest.approx(exact[key], rel=tol), key
+    assert abs(quick["degree_assortativity"] - exact["degree_assortativity"]) < 0.1
+    assert quick["out_degree_skew"] > 1 and quick["self_loops"] >= 0

@@ -103,7 +103,9 @@ def test_train_writes_the_model_and_the_held_out_table(runs, tmp_path):
     assert score["noise"] == pytest.approx(100 * abs(drift - 1))
     assert row["auto_never_loses"] == (score["top1"] >= score["defaults"] - score["noise"])
     assert row["auto_worst_vs_defaults"] == pytest.approx(score["top1"] - score["defaults"])
-    assert 0 < report["degrees_only"][WCC]["top3_mean"] <= 100
+    assert set(report["variants"]) == {"full", "degrees", "quick"} and not report["confirmed"]
+    for mode in report["variants"].values():
+        assert 0 < mode[WCC]["top3_mean"] <= 100 and mode[WCC]["auto"] in tuning_model.STRATEGIES
     # the trees' importances (test_tuning_model checks their values) next to the study's list
     ranked = report["importances"][WCC]
     assert ranked == model.importances(WCC) and set(ranked) <= set(tuning_model.feature_names())
@@ -195,3 +197,42 @@ def test_every_corpus_spec_parses_and_training_and_held_out_are_disjoint():
     for spec in training + held:
         if spec.kind == "rmat" and "a" in spec.params:
             assert 0.25 <= spec.params["a"] < 1 - 2 * 0.19, spec.text
+
+
+def test_confirm_times_the_finalists_again_and_train_scores_on_them(runs, tmp_path):
+    """``train --confirm-set`` names each held-out pool's finalists (``{}`` first, the
+    identical block size 256 beside it, the pool's fastest, every model's picks); ``run
+    tuning --confirm`` times only those; ``train --confirm`` scores on those times, the noise
+    being ``{}`` against the identical configuration."""
+    out, _ = runs
+    train = [str(p) for p in (out / "train").glob("*.parquet")]
+    held = [str(p) for p in (out / "held").glob("*.parquet")]
+    chosen = tmp_path / "confirm.json"
+    assert harness.main(["train", "--train", *train, "--held-out", *held, "--model",
+                         str(tmp_path / "unused.json"), "--confirm-set", str(chosen)]) == 0
+    assert not (tmp_path / "unused.json").exists()
+    wanted = json.loads(chosen.read_text())[WCC]["rmat:3:2~1"]
+    assert wanted[0] == "{}" and suite.SAME_AS_DEFAULTS in wanted
+    assert len(wanted) == len(set(wanted)) >= suite.CONFIRM_TOP
+    rc, rep = _run(tmp_path / "c", "rmat:3:2~1", confirm=str(chosen), repeat=2)
+    rows = pd.DataFrame(rep["rows"])
+    timed = rows[rows["case"] == "confirm"]
+    assert rc == 0 and rep["settings"]["confirm"] and sorted(timed["config"]) == sorted(wanted)
+    assert (timed["check"] == "ok").all() and not (rows["case"] == "pool").any()
+    confirmed = [str(p) for p in (tmp_path / "c").glob("*.parquet")]
+    assert harness.main(["train", "--train", *train, "--held-out", *held, "--model",
+                         str(tmp_path / "m.json"), "--out", str(tmp_path), "--attributes",
+                         "quick", "--confirm", *confirmed]) == 0
+    assert tuning_model.load_model(tmp_path / "m.json").quick
+    report = json.loads(next(tmp_path.glob("run-tuning-heldout_*.json")).read_text())
+    (score,) = report["scores"]
+    assert report["confirmed"] and report["attributes"] == "quick"
+    ms = suite.training_table(pd.read_parquet(confirmed[0]), "confirm").set_index("config")["ms"]
+    assert score["best_ms"] == pytest.approx(ms.min())
+    assert score["noise"] == pytest.approx(100 * abs(ms[suite.SAME_AS_DEFAULTS] / ms["{}"] - 1))
+    with pytest.raises(ValueError, match="not a file of 'train --confirm-set'"):
+        (tmp_path / "bad.json").write_text('{"bfs": {"g": ["{\\"fused\\": true}"]}}')
+        _run(tmp_path / "d", "rmat:3:2~1", confirm=str(tmp_path / "bad.json"))
+    with pytest.raises(ValueError, match="--confirm is an option of the tuning suite"):
+        harness.run_suite("spmm", quick=True, out=str(tmp_path), quiet=True,
+                          confirm=str(chosen))

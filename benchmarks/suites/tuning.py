@@ -26,6 +26,7 @@ file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -100,33 +101,50 @@ def _attributes_cost(run, spec, g):
     warm attributes take milliseconds); then one warm default pagerank call."""
     from onyx_rapids import attributes as graph_attributes
 
+    graph_attributes.attributes(g, quick=True)
     graph_attributes.attributes(g, structure=False)
     graph_attributes.attributes(g)
     row = run.row(spec.text, "attributes", "cost", "uncached", "ours", "ours")
+    quick, quick_ms = timed(lambda: g.attributes(quick=True))
     degrees, degree_ms = timed(lambda: g.attributes(structure=False))
     attrs, ms = timed(g.attributes)
     pr = catalog.get("pagerank")
     _, _, times = time_calls(lambda: catalog.call(pr, g, {}, info=False), run.repeat)
     pagerank_ms = median(times)
+    model, _ = tuning.model_for("auto")  # the packaged model's prediction, where it serves
+    predict_ms = None
+    if model is not None and "pagerank" in model.algorithms:
+        _, predict_ms = timed(lambda: model.choices("pagerank", model.graph_attributes(g)))
     row.update(ms=ms, repeats=1, times_ms=[ms], params={
-        "attributes_ms": ms, "degree_only_ms": degree_ms, "pagerank_ms": pagerank_ms,
-        "ratio": ms / pagerank_ms, "degree_only_ratio": degree_ms / pagerank_ms})
-    ok = all(a["n"] == g.n and a["m"] == g.m for a in (degrees, attrs))
+        "attributes_ms": ms, "degree_only_ms": degree_ms, "quick_ms": quick_ms,
+        "pagerank_ms": pagerank_ms, "ratio": ms / pagerank_ms,
+        "degree_only_ratio": degree_ms / pagerank_ms, "quick_ratio": quick_ms / pagerank_ms,
+        "predict_ms": predict_ms})
+    ok = all(a["n"] == g.n and a["m"] == g.m for a in (quick, degrees, attrs))
     run.check(row, {"ok": ok, "against": "the graph", "metric": "n, m",
                     "value": f"{attrs['n']}, {attrs['m']}"}, f"attributes of {spec.text}")
-    run.log(f"{spec.text}: attributes {ms:.1f} ms (degree-only {degree_ms:.1f} ms), "
-            f"one pagerank call {pagerank_ms:.2f} ms")
+    run.log(f"{spec.text}: attributes {ms:.1f} ms (degree-only {degree_ms:.1f} ms, quick "
+            f"{quick_ms:.2f} ms; a prediction {predict_ms or math.nan:.2f} ms), one pagerank "
+            f"call {pagerank_ms:.2f} ms")
 
 
 def measure(run, spec, g, stats) -> None:
     _attributes_cost(run, spec, g)
+    confirm = getattr(run, "confirm", None)
     for name in run.algorithms:
         k = run.ks[0] if name in PER_FEATURE else 1
         inputs = tuning.training_inputs(name, g, k)
         check = CHECKS[name](k) if name in CHECKS else _values(name, k)
-        configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
-                              random_count=RANDOM if run.random_count is None
-                              else run.random_count)
+        if confirm is not None:  # the finalists of an earlier pool, timed again
+            wanted = confirm.get(name, {}).get(spec.text)
+            if not wanted:
+                run.log(f"{spec.text} {name}: nothing to confirm")
+                continue
+            configs = [json.loads(c) for c in wanted]
+        else:
+            configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
+                                  random_count=RANDOM if run.random_count is None
+                                  else run.random_count)
         began = time.perf_counter()
         frame = tuning.measure(g, name, inputs, configs=configs, repeat=run.repeat,
                                graph_name=spec.text, check=check)
@@ -137,7 +155,8 @@ def measure(run, spec, g, stats) -> None:
                 f"{frame['ms'].iloc[0]:.3f} ms")
         for rec in frame.to_dict("records"):
             default = rec["config"] == "{}"
-            row = run.row(spec.text, name, "pool", rec["config"], "ours",
+            row = run.row(spec.text, name, "pool" if confirm is None else "confirm",
+                          rec["config"], "ours",
                           "ours" if default else "variant", k=k if k > 1 else None)
             refused = rec["status"].startswith("refused")
             failed = rec["status"].startswith("error")
@@ -159,13 +178,14 @@ def measure(run, spec, g, stats) -> None:
         free_memory()
 
 
-def training_table(rows) -> "object":
+def training_table(rows, case: str = "pool") -> "object":
     """The rows of a run (or a results Parquet frame) as the training table of
-    :func:`onyx_rapids.tuning.measure`: the pool rows, ``status`` ``ok`` or ``refused: ...``."""
+    :func:`onyx_rapids.tuning.measure`: the ``case`` rows (``pool``; ``confirm``: a
+    ``--confirm`` run's), ``status`` ``ok`` or ``refused: ...``."""
     import pandas as pd
 
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
-    frame = frame[(frame["suite"] == "tuning") & (frame["case"] == "pool")].copy()
+    frame = frame[(frame["suite"] == "tuning") & (frame["case"] == case)].copy()
     frame["status"] = np.where(frame["status"] == "ok", "ok",
                                frame["status"].str.replace("n/a: ", "", regex=False))
     return frame.reset_index(drop=True)
@@ -184,7 +204,7 @@ STUDY_ATTRIBUTES = ("volume", "degree assortativity", "wedge count", "Gini", "di
 COLUMNS = ("defaults", "most_frequent", "tree", "regressor", "top1", "top3")
 
 
-def _read(paths) -> "object":
+def _read(paths, case: str = "pool") -> "object":
     """The training table of results files: a run's Parquet file, or its JSON report (the
     same rows, :func:`benchmarks.common.results_table`)."""
     import pandas as pd
@@ -200,7 +220,7 @@ def _read(paths) -> "object":
 
     frames, where = [], {}
     for path in paths:
-        frame = training_table(table(path))
+        frame = training_table(table(path), case)
         for graph in frame["graph"].unique():  # a graph twice would count twice
             if graph in where:
                 raise ValueError(f"graph {graph} is in two results files, {where[graph]} and "
@@ -229,8 +249,88 @@ def _family(graph: str) -> str:
     return graph.split("@")[0].split("~")[0]
 
 
+#: The attributes a model reads (:func:`onyx_rapids.tuning_model.train`'s keywords): every
+#: one, the degree part (no BFS sweeps or wedges), the degree part estimated from samples.
+ATTRIBUTE_MODES = {"full": {}, "degrees": {"structure": False}, "quick": {"quick": True}}
+#: The finalists of a held-out pool that ``--confirm`` runs time again: the pool's fastest.
+CONFIRM_TOP = 6
+#: A configuration that runs exactly as the defaults (the library's block size spelled out):
+#: timed beside ``{}`` in a confirm run, their gap is the pool's noise.
+SAME_AS_DEFAULTS = '{"block_size": 256}'
+
+
+def _fill_quick(table, log=print):
+    """``table`` with the ``qattr_`` columns (``g.attributes(quick=True)``) of the graphs
+    measured before the library recorded them, computed on graphs built again from their
+    specs (:func:`benchmarks.graphs.build`, the suite's directed mode; the host's backend: the
+    same graph as the device's, which its exact ``attr_`` degree columns confirm)."""
+    from onyx_rapids import attributes as graph_attributes
+
+    from .. import graphs
+
+    need = sorted(table["graph"].unique()) if "qattr_n" not in table else sorted(
+        table.loc[table["qattr_n"].isna(), "graph"].unique())
+    if not need:
+        return table
+    table = table.copy()
+    for graph in need:
+        g, _ = graphs.build(graph, undirected=False)
+        quick = graph_attributes.attributes(g, quick=True)
+        rows = table["graph"] == graph
+        first = table.loc[rows].iloc[0]
+        for key in ("n", "m", "out_degree_max", "in_degree_max", "out_degree_mean"):
+            if first[f"attr_{key}"] != quick[key]:
+                raise ValueError(f"graph {graph} built again has {key} {quick[key]}, the "
+                                 f"measured one {first[f'attr_{key}']}: not the same graph")
+        for key, value in quick.items():
+            if not isinstance(value, (list, dict)):
+                table.loc[rows, f"qattr_{key}"] = value
+        log(f"quick attributes of {graph} computed again from its spec")
+        del g
+    return table
+
+
+def confirm_set(models: dict, held, top: int = CONFIRM_TOP) -> dict:
+    """The configurations a ``--confirm`` run times again, by algorithm and held-out graph:
+    ``{}``, :data:`SAME_AS_DEFAULTS` (where the pool has it), the pool's ``top`` fastest and
+    every configuration any of ``models`` (name -> Model) picks (most frequent, tree,
+    regressor, ``"auto"`` and ``"search"``), each once, ``{}`` first."""
+    from onyx_rapids import tuning_model
+
+    out: dict = {}
+    held = tuning_model.read_table(held)  # measured, agreeing rows only
+    for (name, graph), group in held.groupby(["algorithm", "graph"], sort=True):
+        measured = group.groupby("config")["ms"].median().sort_values()
+        picks = ["{}"] + ([SAME_AS_DEFAULTS] if SAME_AS_DEFAULTS in measured.index else [])
+        picks += measured.index[:top].tolist()
+        for model in models.values():
+            if name not in model.algorithms:
+                continue
+            attrs = tuning_model._graph_attributes(
+                group, tuning_model.QUICK_PREFIX if model.quick else tuning_model.PREFIX)
+            chosen = [model.most_frequent(name), model.tree_choice(name, attrs),
+                      *model.rank(name, attrs)[:3], *model.choices(name, attrs)[:3]]
+            picks += [json.dumps(c, sort_keys=True) for c in chosen]
+        out.setdefault(name, {})[graph] = list(dict.fromkeys(picks))
+    return out
+
+
+def _noise(scoring, drift, confirmed: bool) -> dict:
+    """(algorithm, graph) -> the noise of its times in percent: in a confirm run ``{}``
+    against :data:`SAME_AS_DEFAULTS` (the same call), else the pool's drift."""
+    out = {}
+    for key, group in scoring.groupby(["algorithm", "graph"], sort=False):
+        ms = group.groupby("config")["ms"].median()
+        if confirmed and "{}" in ms.index and SAME_AS_DEFAULTS in ms.index:
+            out[key] = 100.0 * abs(ms[SAME_AS_DEFAULTS] / ms["{}"] - 1.0)
+        else:
+            out[key] = 100.0 * abs(drift.get(key, 1.0) - 1.0)
+    return out
+
+
 def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmarks/results",
-                       tag="", seed=0, log=print) -> dict:
+                       tag="", seed=0, log=print, attributes="full", confirm_paths=None,
+                       confirm_path=None) -> dict:
     """Train the tuning models on the ``tuning`` suite's training runs (Parquet results),
     save them to ``model_path`` (the package's model: ``onyx_rapids/data/tuning/model.json``),
     and score them on the held-out runs (:func:`onyx_rapids.tuning_model.evaluate`): per
@@ -239,8 +339,15 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     :meth:`~onyx_rapids.tuning_model.Model.auto` names) and the best of its first three
     (``tuning="search"`` times those); the per-algorithm means and minima, the goals
     (:data:`GOAL_TOP3`, :data:`GOAL_AUTO`, auto above the defaults on average) and each
-    algorithm's trees, and the top-1 / top-3 of models trained without the costly attributes
-    (``structure=False``).  Writes ``run-tuning-heldout_<device>_<date>[_<tag>].{md,json}``;
+    algorithm's trees, and the top-1 / top-3 of the models reading the other attribute sets.
+
+    ``attributes`` (:data:`ATTRIBUTE_MODES`) picks the saved model's attributes.  Every mode's
+    model is trained (the quick attributes of graphs measured before they were recorded are
+    computed again from their specs, :func:`_fill_quick`).  ``confirm_path``: write there the
+    configurations to time again (:func:`confirm_set`) and return.  ``confirm_paths``: the
+    results of ``run tuning --confirm`` on the held-out graphs: scores then read those times
+    (each graph's peak the fastest of its finalists, timed again), the noise is ``{}`` against
+    :data:`SAME_AS_DEFAULTS`.  Writes ``run-tuning-heldout_<device>_<date>[_<tag>].{md,json}``;
     returns the report."""
     import datetime
 
@@ -248,25 +355,52 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
 
     from ..common import stem, write_json
 
+    if attributes not in ATTRIBUTE_MODES:
+        raise ValueError(f"attributes must be one of {', '.join(ATTRIBUTE_MODES)}, got "
+                         f"{attributes!r}")
     train, held = _read(train_paths), _read(held_out_paths)
     overlap = sorted(set(train["graph"]) & set(held["graph"]))
     if overlap:
         raise ValueError(f"graphs both in training and held out: {', '.join(overlap)}")
-    model = tuning_model.train(train, seed=seed)
+    train, held = _fill_quick(train, log), _fill_quick(held, log)
+    models = {mode: tuning_model.train(train, seed=seed, **kw)
+              for mode, kw in ATTRIBUTE_MODES.items()}
+    model = models[attributes]
+    if confirm_path is not None:
+        chosen = confirm_set(models, held)
+        Path(confirm_path).write_text(json.dumps(chosen, indent=1, sort_keys=True) + "\n")
+        log(f"wrote {confirm_path}: {sum(len(v) for a in chosen.values() for v in a.values())}"
+            f" configurations of {sum(len(a) for a in chosen.values())} held-out pools")
+        return {"confirm": chosen, "path": str(confirm_path)}
     Path(model_path).parent.mkdir(parents=True, exist_ok=True)
     model.save(model_path)
-    log(f"trained on {train['graph'].nunique()} graphs ({len(train)} rows); saved {model_path}")
-    scores = tuning_model.evaluate(model, held)
-    drift = _drifts(held)
-    scores["noise"] = [100.0 * abs(drift.get((a, g), 1.0) - 1.0)
-                       for a, g in zip(scores["algorithm"], scores["graph"])]
-    # the same models without the costly attributes (BFS sweeps, wedges): what they lose
-    cheap = tuning_model.evaluate(tuning_model.train(train, seed=seed, structure=False), held)
-    degrees_only = {name: {"top1_mean": float(g["top1"].mean()),
-                           "top1_min": float(g["top1"].min()),
-                           "top3_mean": float(g["top3"].mean()),
-                           "top3_min": float(g["top3"].min())}
-                    for name, g in cheap.groupby("algorithm", sort=True)}
+    log(f"trained on {train['graph'].nunique()} graphs ({len(train)} rows), {attributes} "
+        f"attributes; saved {model_path}")
+    scoring, confirmed = held, confirm_paths is not None
+    if confirmed:
+        scoring = _fill_quick(_read(confirm_paths, "confirm"), log)
+        if set(scoring["graph"]) != set(held["graph"]):
+            raise ValueError("the confirm runs' graphs "
+                             f"({', '.join(sorted(set(scoring['graph'])))}) are not the "
+                             f"held-out ones ({', '.join(sorted(set(held['graph'])))})")
+    scores = tuning_model.evaluate(model, scoring)
+    noise = _noise(scoring, _drifts(scoring), confirmed)
+    scores["noise"] = [noise[(a, g)] for a, g in zip(scores["algorithm"], scores["graph"])]
+    missing = scores[scores[list(COLUMNS)].isna().any(axis=1)]
+    if len(missing):
+        log("no time for a pick on: " + ", ".join(f"{a} {g}" for a, g in
+                                                   zip(missing["algorithm"], missing["graph"])))
+    # the models reading the other attribute sets: what they lose or win
+    variants = {}
+    for mode, other in models.items():
+        table = tuning_model.evaluate(other, scoring)
+        table = table.merge(scores[["algorithm", "graph", "noise"]], on=["algorithm", "graph"])
+        variants[mode] = {name: {
+            "top1_mean": float(g["top1"].mean()), "top1_min": float(g["top1"].min()),
+            "top3_mean": float(g["top3"].mean()), "top3_min": float(g["top3"].min()),
+            "auto": other.auto(name),
+            "never_loses": bool((g["defaults"] - g["top1"] - g["noise"] <= 0).all())}
+            for name, g in table.groupby("algorithm", sort=True)}
     summary = []
     for name, group in scores.groupby("algorithm", sort=True):
         row = {"algorithm": name, "graphs": len(group), "auto": model.auto(name)}
@@ -288,17 +422,22 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
               "held_out_families_in_training": sorted(
                   {_family(g) for g in held["graph"]} & {_family(g) for g in train["graph"]}),
               "scores": scores.to_dict("records"), "summary": summary,
-              "degrees_only": degrees_only,
+              "attributes": attributes, "confirmed": confirmed, "variants": variants,
               "trees": {name: model.describe(name) for name in model.algorithms},
               "importances": {name: model.importances(name) for name in model.algorithms}}
+    peak = ("the fastest of its finalists (the pool's fastest, the defaults and every "
+            "model's picks) timed again by `run tuning --confirm`; noise: `{}` against the "
+            "identical " + f"`{SAME_AS_DEFAULTS}`" if confirmed else
+            "the fastest configuration of the pool; noise: the pool's drift (the defaults "
+            "timed again at its end)")
     lines = [f"# Tuning: held-out table ({device}, {date})", "",
-             f"Trained on {len(report['training_graphs'])} graphs, scored on "
-             f"{len(report['held_out_graphs'])} held-out graphs: % of each graph's measured peak "
-             f"(the fastest configuration of the pool). top1 is `tuning=\"auto\"`, top3 "
+             f"Trained on {len(report['training_graphs'])} graphs ({attributes} attributes), "
+             f"scored on {len(report['held_out_graphs'])} held-out graphs: % of each graph's "
+             f"peak ({peak}). top1 is `tuning=\"auto\"`, top3 "
              f"`tuning=\"search\"`. Goals: top3 >= {GOAL_TOP3:g}% and top1 >= {GOAL_AUTO:g}% on "
              "every graph, top1 above the defaults on average. 'auto never loses': on no graph "
-             "is top1 below the defaults by more than the pool's drift (the defaults timed "
-             "again at the pool's end), the condition for making `\"auto\"` the default.", "",
+             "is top1 below the defaults by more than the noise, the condition for making "
+             "`\"auto\"` the default.", "",
              "`auto` follows the strategy (defaults, most frequent, tree or regressor) with the "
              "best leave-one-graph-out share of the peak on the training graphs.", "",
              "| algorithm | graphs | defaults | most frequent | tree | regressor top-1 | auto "
@@ -314,12 +453,21 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
                      f"{'yes' if r['auto_beats_defaults'] else 'no'} | "
                      f"{'yes' if r['auto_never_loses'] else 'no'} "
                      f"({r['auto_worst_vs_defaults']:+.1f}) |")
-    lines += ["", "Trained without the costly attributes (`structure=False`: no BFS sweeps or "
-              "wedges, so a tuned call computes only degree statistics):", "",
-              "| algorithm | top-1 | top-3 |", "|---|---:|---:|"]
-    for name, r in degrees_only.items():
-        lines.append(f"| {name} | {r['top1_mean']:.1f} (min {r['top1_min']:.1f}) | "
-                     f"{r['top3_mean']:.1f} (min {r['top3_min']:.1f}) |")
+    lines += ["", "The models of each attribute set (`full`: every attribute; `degrees`: no "
+              "BFS sweeps or wedges; `quick`: the degree part estimated from samples, "
+              "`g.attributes(quick=True)`):", "",
+              "| algorithm | " + " | ".join(f"{mode}: auto / top-1 / top-3 / never loses"
+                                          for mode in variants) + " |",
+              "|---|" + "---|" * len(variants)]
+    for name in sorted(model.algorithms):
+        cells = []
+        for mode, table in variants.items():
+            r = table.get(name)
+            cells.append("-" if r is None else
+                         f"{r['auto']} / {r['top1_mean']:.1f} (min {r['top1_min']:.1f}) / "
+                         f"{r['top3_mean']:.1f} (min {r['top3_min']:.1f}) / "
+                         f"{'yes' if r['never_loses'] else 'no'}")
+        lines.append(f"| {name} | {' | '.join(cells)} |")
     lines += ["", "Next to the study (seed 004: an MLP on 70 held-out real graphs, its own GPU "
               "and configuration space), means:", "",
               "| algorithm | most frequent: ours | most frequent: study | top-3: ours | "
