@@ -633,6 +633,8 @@ def main(argv=None) -> int:
                         "FILE) and stop")
     t.add_argument("--confirm", nargs="+", metavar="RESULTS",
                    help="results of 'run tuning --confirm': score on those times")
+    t.add_argument("--pool-scored", metavar="ALGO,...",
+                   help="with --confirm: algorithms still scored on the pools")
     args = p.parse_args(argv)
     if args.command == "list":
         print(list_text())
@@ -643,7 +645,9 @@ def main(argv=None) -> int:
                                                out=args.out, tag=args.tag,
                                                attributes=args.attributes,
                                                confirm_paths=args.confirm,
-                                               confirm_path=args.confirm_set)
+                                               confirm_path=args.confirm_set,
+                                               pool_scored=[a for a in (args.pool_scored or
+                                                                        "").split(",") if a])
             if args.confirm_set:
                 return 0
         except (ValueError, FileNotFoundError) as e:

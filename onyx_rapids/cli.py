@@ -293,6 +293,8 @@ def cmd_tune(args) -> int:
     models on them (with any earlier ``--table``) and write the model file."""
     from . import tuning, tuning_model
 
+    if args.quick and args.degree_only:
+        raise CLIError("give --quick or --degree-only, not both")
     progress = Progress(args.quiet)
     out = _check_out(args.out, args.force)
     if out[1] != "json":
@@ -307,8 +309,6 @@ def cmd_tune(args) -> int:
     table = tuning.collect(graphs, algorithms, repeat=args.repeat, random_count=args.random,
                            table=args.table, progress=progress)
     progress(f"training on {table['graph'].nunique()} graphs, {len(table)} measurements...")
-    if args.quick and args.degree_only:
-        raise CLIError("give --quick or --degree-only, not both")
     model = tuning_model.train(table, seed=args.seed, structure=not args.degree_only,
                                quick=args.quick)
     tmp = out[0].with_name(out[0].name + ".tmp")

@@ -226,6 +226,8 @@ class Model:
         self._doc = doc
         self._source = source
         self._algos = _parse(doc, source)
+        self._pools = {name: tuple(json.loads(c) for c in algo["pool"])  # decoded once
+                       for name, algo in self._algos.items()}
         self.meta = {k: v for k, v in doc.items() if k not in ("algorithms", "features")}
 
     @property
@@ -275,12 +277,12 @@ class Model:
     def pool(self, name: str) -> list[dict]:
         """The configurations measured for algorithm ``name`` (keyword dicts; ``{}`` the
         library's defaults)."""
-        return [json.loads(c) for c in self._get(name)["pool"]]
+        self._get(name)
+        return [dict(c) for c in self._pools[name]]
 
     def most_frequent(self, name: str) -> dict:
         """The configuration fastest on most training graphs of ``name``."""
-        algo = self._get(name)
-        return json.loads(algo["pool"][algo["most_frequent"]])
+        return dict(self._pools[name][self._get(name)["most_frequent"]])
 
     def tree_choice(self, name: str, attributes: dict) -> dict:
         """The decision tree's configuration for a graph with ``attributes`` (its kind's tree;
@@ -295,7 +297,7 @@ class Model:
         else:
             leaf = _leaves(tree, x[None])[0]
             index = tree["classes"][int(np.argmax(tree["value"][leaf]))]
-        return json.loads(algo["pool"][index])
+        return dict(self._pools[name][index])
 
     def predict(self, name: str, attributes: dict) -> np.ndarray:
         """The regressor's predicted ``log(ms / best ms)`` of each pool configuration (in
@@ -310,8 +312,8 @@ class Model:
         """Every pool configuration of ``name``, predicted fastest first on a graph with
         ``attributes`` (NumPy only)."""
         order = np.argsort(self.predict(name, attributes), kind="stable")
-        pool = self.pool(name)
-        return [pool[i] for i in order]
+        pool = self._pools[name]
+        return [dict(pool[i]) for i in order]
 
     def auto(self, name: str) -> str:
         """The strategy ``tuning="auto"`` follows for ``name`` (:data:`STRATEGIES`)."""

@@ -230,9 +230,39 @@ def test_confirm_times_the_finalists_again_and_train_scores_on_them(runs, tmp_pa
     ms = suite.training_table(pd.read_parquet(confirmed[0]), "confirm").set_index("config")["ms"]
     assert score["best_ms"] == pytest.approx(ms.min())
     assert score["noise"] == pytest.approx(100 * abs(ms[suite.SAME_AS_DEFAULTS] / ms["{}"] - 1))
+    # an algorithm whose confirm rows cannot be used is scored on its pools, with the pools'
+    # drift as noise
+    pooled = suite.train_and_evaluate(train, held, model_path=tmp_path / "p.json",
+                                      out=str(tmp_path / "p"), confirm_paths=confirmed,
+                                      pool_scored=[WCC], log=lambda m: None)
+    (pooled_score,) = pooled["scores"]
+    pool = suite.training_table(pd.read_parquet(held[0]))
+    assert pooled["pool_scored"] == [WCC] and "Scored on the pools" in pooled["markdown"]
+    assert pooled_score["best_ms"] == pytest.approx(pool.groupby("config")["ms"].median().min())
+    with pytest.raises(ValueError, match="pool_scored: no held-out pools of bfs"):
+        suite.train_and_evaluate(train, held, model_path=tmp_path / "p.json",
+                                 confirm_paths=confirmed, pool_scored=["bfs"])
     with pytest.raises(ValueError, match="not a file of 'train --confirm-set'"):
         (tmp_path / "bad.json").write_text('{"bfs": {"g": ["{\\"fused\\": true}"]}}')
         _run(tmp_path / "d", "rmat:3:2~1", confirm=str(tmp_path / "bad.json"))
     with pytest.raises(ValueError, match="--confirm is an option of the tuning suite"):
         harness.run_suite("spmm", quick=True, out=str(tmp_path), quiet=True,
                           confirm=str(chosen))
+
+
+def test_confirm_runs_sssp_delta_as_a_factor_of_its_default(tmp_path, monkeypatch):
+    """A confirm file holds configurations as JSON; sssp's delta in them is a factor of the
+    default delta (as in the pools), never an absolute delta."""
+    seen = []
+    measure = tuning.measure
+
+    def spy(g, name, inputs=None, **kw):
+        seen.extend(kw["configs"])
+        return measure(g, name, inputs, **kw)
+    monkeypatch.setattr(tuning, "measure", spy)
+    chosen = tmp_path / "confirm.json"
+    chosen.write_text(json.dumps({"sssp": {"rmat:3:2": ["{}", '{"delta": 4.0}']}}))
+    rc, rep = harness.run_suite("tuning", graphs_text="rmat:3:2", quick=True, out=str(tmp_path),
+                                quiet=True, algorithms=["sssp"], confirm=str(chosen))
+    assert rc == 0 and seen == [{}, {"delta": tuning.DeltaFactor(4.0)}]
+    assert isinstance(seen[1]["delta"], tuning.DeltaFactor)

@@ -193,6 +193,9 @@ def test_the_command_line_tunes_and_runs_tuned(model, monkeypatch, tmp_path, cap
     assert written.algorithms == ["weakly_connected_components"] and not written.structure
     assert "wrote" in capsys.readouterr().out
     assert cli.main(["tune", "karate", "--out", str(tmp_path / "m.parquet")]) == 2
+    assert cli.main(["tune", "karate", "--out", str(tmp_path / "q.json"), "--quick",
+                     "--degree-only"]) == 2
+    assert "give --quick or --degree-only, not both" in capsys.readouterr().err
     model.save(path)
     monkeypatch.setenv(tuning_model.MODEL_ENV, str(path))
     out = tmp_path / "wcc.csv"

@@ -302,6 +302,47 @@ def test_a_model_without_structure_reads_only_the_cheap_attributes(train_table, 
         tm.load_model(path)
 
 
+def _with_quick(table, skew_factor):
+    """``table`` with ``qattr_`` columns: its attributes, the skew scaled (a sampled
+    estimate off by that factor)."""
+    quick = table[[c for c in table if c.startswith("attr_")]].copy()
+    quick.columns = ["q" + c for c in quick.columns]
+    quick["qattr_out_degree_skew"] = quick["qattr_out_degree_skew"] * skew_factor
+    return pd.concat([table, quick], axis=1)
+
+
+def test_a_quick_model_trains_and_predicts_on_the_quick_attributes(train_table, test_table,
+                                                                   tmp_path):
+    """``quick=True`` reads the ``qattr_`` columns (``g.attributes(quick=True)``), in training
+    and in :func:`evaluate`; a table without them is refused, naming the graphs."""
+    with pytest.raises(ValueError, match=r"no quick attributes \(qattr_\* columns\) for the "
+                                         r"graphs g0, g1, g10"):
+        tm.train(train_table, seed=0, quick=True)
+    quick = tm.train(_with_quick(train_table, 1.0), seed=0, quick=True)
+    assert quick.quick and not quick.structure
+    path = tmp_path / "quick.json"
+    quick.save(path)
+    loaded = tm.load_model(path)
+    assert loaded.quick and loaded.meta["quick"] is True
+    held = _with_quick(test_table, 1.0)
+    assert tm.evaluate(loaded, held)["top3"].mean() > 95  # the rule reads skew and density
+    # evaluate reads the quick columns: skews scaled past the rule's threshold change picks
+    scaled = tm.evaluate(loaded, _with_quick(test_table, 100.0))
+    assert scaled["top1"].mean() < tm.evaluate(loaded, held)["top1"].mean()
+
+    class G:  # what a tuned call asks the graph for
+        def attributes(self, **kw):
+            return kw
+    assert loaded.graph_attributes(G()) == {"quick": True}
+    assert tm.train(train_table, seed=0, structure=False).graph_attributes(G()) == {
+        "structure": False}
+    doc = json.loads(path.read_text())
+    doc["quick"] = 1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(tm.ModelError, match="quick 1 is not true or false"):
+        tm.load_model(path)
+
+
 def test_auto_follows_the_strategy_that_wins_leave_one_graph_out(model, test_table):
     """On the rule's table a learned pick beats the defaults (2.5x slower everywhere), so
     ``tuning="auto"`` follows the tree or the regressor; ``choices`` puts that strategy's

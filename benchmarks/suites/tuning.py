@@ -140,7 +140,9 @@ def measure(run, spec, g, stats) -> None:
             if not wanted:
                 run.log(f"{spec.text} {name}: nothing to confirm")
                 continue
-            configs = [json.loads(c) for c in wanted]
+            # as the pools hold them: sssp's delta a factor of its default (DeltaFactor), not
+            # an absolute delta (a first confirm run timed {"delta": 4.0} as delta = 4)
+            configs = [tuning._decoded(json.loads(c)) for c in wanted]
         else:
             configs = tuning.pool(name, given=set(inputs) - {"seed"} or None, features=k,
                                   random_count=RANDOM if run.random_count is None
@@ -315,13 +317,14 @@ def confirm_set(models: dict, held, top: int = CONFIRM_TOP) -> dict:
     return out
 
 
-def _noise(scoring, drift, confirmed: bool) -> dict:
-    """(algorithm, graph) -> the noise of its times in percent: in a confirm run ``{}``
-    against :data:`SAME_AS_DEFAULTS` (the same call), else the pool's drift."""
+def _noise(scoring, drift, confirmed) -> dict:
+    """(algorithm, graph) -> the noise of its times in percent: for an algorithm in
+    ``confirmed`` (scored on confirm runs) ``{}`` against :data:`SAME_AS_DEFAULTS` (the same
+    call), else the pool's drift."""
     out = {}
     for key, group in scoring.groupby(["algorithm", "graph"], sort=False):
         ms = group.groupby("config")["ms"].median()
-        if confirmed and "{}" in ms.index and SAME_AS_DEFAULTS in ms.index:
+        if key[0] in confirmed and "{}" in ms.index and SAME_AS_DEFAULTS in ms.index:
             out[key] = 100.0 * abs(ms[SAME_AS_DEFAULTS] / ms["{}"] - 1.0)
         else:
             out[key] = 100.0 * abs(drift.get(key, 1.0) - 1.0)
@@ -330,7 +333,7 @@ def _noise(scoring, drift, confirmed: bool) -> dict:
 
 def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmarks/results",
                        tag="", seed=0, log=print, attributes="full", confirm_paths=None,
-                       confirm_path=None) -> dict:
+                       confirm_path=None, pool_scored=()) -> dict:
     """Train the tuning models on the ``tuning`` suite's training runs (Parquet results),
     save them to ``model_path`` (the package's model: ``onyx_rapids/data/tuning/model.json``),
     and score them on the held-out runs (:func:`onyx_rapids.tuning_model.evaluate`): per
@@ -347,9 +350,12 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     configurations to time again (:func:`confirm_set`) and return.  ``confirm_paths``: the
     results of ``run tuning --confirm`` on the held-out graphs: scores then read those times
     (each graph's peak the fastest of its finalists, timed again), the noise is ``{}`` against
-    :data:`SAME_AS_DEFAULTS`.  Writes ``run-tuning-heldout_<device>_<date>[_<tag>].{md,json}``;
-    returns the report."""
+    :data:`SAME_AS_DEFAULTS`; the algorithms in ``pool_scored`` are still scored on the pools
+    (confirm rows that cannot be used: say why in the notes).  Writes
+    ``run-tuning-heldout_<device>_<date>[_<tag>].{md,json}``; returns the report."""
     import datetime
+
+    import pandas as pd
 
     from onyx_rapids import tuning_model
 
@@ -377,14 +383,20 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     log(f"trained on {train['graph'].nunique()} graphs ({len(train)} rows), {attributes} "
         f"attributes; saved {model_path}")
     scoring, confirmed = held, confirm_paths is not None
+    unknown = sorted(set(pool_scored) - set(held["algorithm"]))
+    if unknown:
+        raise ValueError(f"pool_scored: no held-out pools of {', '.join(unknown)}")
     if confirmed:
         scoring = _fill_quick(_read(confirm_paths, "confirm"), log)
         if set(scoring["graph"]) != set(held["graph"]):
             raise ValueError("the confirm runs' graphs "
                              f"({', '.join(sorted(set(scoring['graph'])))}) are not the "
                              f"held-out ones ({', '.join(sorted(set(held['graph'])))})")
+        scoring = pd.concat([scoring[~scoring["algorithm"].isin(pool_scored)],
+                             held[held["algorithm"].isin(pool_scored)]], ignore_index=True)
+    on_confirm = set(scoring["algorithm"]) - set(pool_scored) if confirmed else set()
     scores = tuning_model.evaluate(model, scoring)
-    noise = _noise(scoring, _drifts(scoring), confirmed)
+    noise = _noise(scoring, _drifts(scoring), on_confirm)
     scores["noise"] = [noise[(a, g)] for a, g in zip(scores["algorithm"], scores["graph"])]
     missing = scores[scores[list(COLUMNS)].isna().any(axis=1)]
     if len(missing):
@@ -423,6 +435,7 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
                   {_family(g) for g in held["graph"]} & {_family(g) for g in train["graph"]}),
               "scores": scores.to_dict("records"), "summary": summary,
               "attributes": attributes, "confirmed": confirmed, "variants": variants,
+              "pool_scored": sorted(pool_scored) if confirmed else [],
               "trees": {name: model.describe(name) for name in model.algorithms},
               "importances": {name: model.importances(name) for name in model.algorithms}}
     peak = ("the fastest of its finalists (the pool's fastest, the defaults and every "
@@ -437,7 +450,10 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
              f"`tuning=\"search\"`. Goals: top3 >= {GOAL_TOP3:g}% and top1 >= {GOAL_AUTO:g}% on "
              "every graph, top1 above the defaults on average. 'auto never loses': on no graph "
              "is top1 below the defaults by more than the noise, the condition for making "
-             "`\"auto\"` the default.", "",
+             "`\"auto\"` the default."
+             + (" Scored on the pools, not on the confirm runs: "
+                f"{', '.join(report['pool_scored'])} (see the notes)."
+                if report["pool_scored"] else ""), "",
              "`auto` follows the strategy (defaults, most frequent, tree or regressor) with the "
              "best leave-one-graph-out share of the peak on the training graphs.", "",
              "| algorithm | graphs | defaults | most frequent | tree | regressor top-1 | auto "
