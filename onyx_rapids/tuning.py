@@ -610,9 +610,13 @@ def choose(spec, g, execution, given, kwargs: dict, tuning, explicit: set) -> tu
     began = time.perf_counter()
     features, wanted = _features(kwargs), SEARCH_TOP if mode == "search" else 1
 
+    def ordered():  # the pick first; the regressor's ranking only when that is not enough
+        yield model.pick(spec.name, attributes)
+        yield from model.choices(spec.name, attributes)
+
     def predict():
         candidates = []
-        for config in model.choices(spec.name, attributes):
+        for config in ordered():
             config = {k: v for k, v in _decoded(config).items()
                       if k not in explicit}
             if config not in candidates and _fits(spec, config, execution, given, features,

@@ -324,17 +324,20 @@ class Model:
         with ``attributes``: first the :meth:`auto` strategy's pick (the defaults, the most
         frequent best, the tree's or the regressor's top-1), then the rest of :meth:`rank`.
         ``tuning="auto"`` runs the first, ``tuning="search"`` times the first three."""
+        first = self.pick(name, attributes)
+        return [first] + [c for c in self.rank(name, attributes) if c != first]
+
+    def pick(self, name: str, attributes: dict) -> dict:
+        """:meth:`choices`' first alone, what ``tuning="auto"`` runs: the regressor predicts
+        only when :meth:`auto` follows it."""
         strategy = self.auto(name)
-        ranked = self.rank(name, attributes)
         if strategy == "defaults":
-            first = {}
-        elif strategy == "most_frequent":
-            first = self.most_frequent(name)
-        elif strategy == "tree":
-            first = self.tree_choice(name, attributes)
-        else:
-            first = ranked[0]
-        return [first] + [c for c in ranked if c != first]
+            return {}
+        if strategy == "most_frequent":
+            return self.most_frequent(name)
+        if strategy == "tree":
+            return self.tree_choice(name, attributes)
+        return self.rank(name, attributes)[0]
 
     def importances(self, name: str) -> dict:
         """The attributes the decision trees of ``name`` split on, by importance: each

@@ -50,6 +50,7 @@ def test_the_runs_rows_are_a_training_table(runs):
         assert sorted(rows["config"]) == pool, graph
         assert rows.loc[rows["config"] == "{}", "role"].tolist() == ["ours"]
         assert rows["attr_n"].nunique() == 1 and rows["attr_kind"].iloc[0]
+        assert (rows["qattr_n"] == rows["attr_n"]).all()  # the quick attributes too
     assert (table["status"] == "ok").all() and table["agrees"].all() and (table["ms"] > 0).all()
     drifts = {json.loads(p)["reference_drift"] for p in table["params"]}
     assert len(drifts) == 2 and all(d > 0 for d in drifts)  # one a graph's pool

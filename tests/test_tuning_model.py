@@ -359,10 +359,10 @@ def test_auto_follows_the_strategy_that_wins_leave_one_graph_out(model, test_tab
                             ("regressor", model.rank(NAME, attrs)[0])):
         model._algos[NAME]["auto"] = strategy
         try:
-            chosen = model.choices(NAME, attrs)
+            chosen, picked = model.choices(NAME, attrs), model.pick(NAME, attrs)
         finally:
             model._algos[NAME]["auto"] = algo["auto"]
-        assert chosen[0] == first, strategy
+        assert chosen[0] == first == picked, strategy
         assert sorted(map(json.dumps, chosen)) == sorted(map(json.dumps, model.pool(NAME)))
 
 

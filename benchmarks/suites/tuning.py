@@ -114,7 +114,7 @@ def _attributes_cost(run, spec, g):
     model, _ = tuning.model_for("auto")  # the packaged model's prediction, where it serves
     predict_ms = None
     if model is not None and "pagerank" in model.algorithms:
-        _, predict_ms = timed(lambda: model.choices("pagerank", model.graph_attributes(g)))
+        _, predict_ms = timed(lambda: model.pick("pagerank", model.graph_attributes(g)))
     row.update(ms=ms, repeats=1, times_ms=[ms], params={
         "attributes_ms": ms, "degree_only_ms": degree_ms, "quick_ms": quick_ms,
         "pagerank_ms": pagerank_ms, "ratio": ms / pagerank_ms,
@@ -162,7 +162,7 @@ def measure(run, spec, g, stats) -> None:
                           "ours" if default else "variant", k=k if k > 1 else None)
             refused = rec["status"].startswith("refused")
             failed = rec["status"].startswith("error")
-            row.update({key: rec[key] for key in rec if key.startswith("attr")
+            row.update({key: rec[key] for key in rec if key.startswith(("attr", "qattr_"))
                         or key in ("config", "edges_per_s", "agrees", "backend")})
             row.update(ms=None if refused or failed else rec["ms"],
                        repeats=0 if refused or failed else int(rec["repeat"]),
