@@ -189,18 +189,7 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         for key, value in stats.items():
             out[f"{name}_degree_{key}"] = value
 
-    for side in ("left", "right"):
-        for key in ("n", "degree_mean", "degree_max"):
-            out[f"{side}_{key}"] = None
-    if bipartite:
-        for side, d in (("left", g.out_degree[:left]), ("right", g.out_degree[left:])):
-            count = int(d.shape[0])
-            out[f"{side}_n"] = count
-            if count:
-                total, top = (int(v) for v in device.to_host(xp.stack(
-                    [d.sum(dtype=np.int64), d.max().astype(np.int64)])))
-                out[f"{side}_degree_mean"] = total / count
-                out[f"{side}_degree_max"] = top
+    out.update(_sides(g, left))
 
     out["degree_assortativity"] = assortativity
 
@@ -211,6 +200,25 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     else:
         out.update(dict.fromkeys(STRUCTURAL))
     out.update(weight_stats)
+    return out
+
+
+def _sides(g, left) -> dict:
+    """``left_n``, ``right_n`` and each side's degree mean and max (None unless ``g`` is
+    bipartite, ``left`` its left side's vertex count)."""
+    out = {f"{side}_{key}": None for side in ("left", "right")
+           for key in ("n", "degree_mean", "degree_max")}
+    if left is None:
+        return out
+    xp = device.xp
+    for side, d in (("left", g.out_degree[:left]), ("right", g.out_degree[left:])):
+        count = int(d.shape[0])
+        out[f"{side}_n"] = count
+        if count:
+            total, top = (int(v) for v in device.to_host(xp.stack(
+                [d.sum(dtype=np.int64), d.max().astype(np.int64)])))
+            out[f"{side}_degree_mean"] = total / count
+            out[f"{side}_degree_max"] = top
     return out
 
 
@@ -281,18 +289,7 @@ def _quick(g) -> dict:
     for name, sample, top in (("out", d_out, maxima[0]), ("in", d_in, maxima[1])):
         for key, value in _sample_stats(sample, n, m, top).items():
             out[f"{name}_degree_{key}"] = value
-    for side in ("left", "right"):
-        for key in ("n", "degree_mean", "degree_max"):
-            out[f"{side}_{key}"] = None
-    if bipartite:  # sums and maxima of two slices: as the full attributes compute them
-        for side, d in (("left", g.out_degree[:left]), ("right", g.out_degree[left:])):
-            count = int(d.shape[0])
-            out[f"{side}_n"] = count
-            if count:
-                total, top = (int(v) for v in device.to_host(xp.stack(
-                    [d.sum(dtype=np.int64), d.max().astype(np.int64)])))
-                out[f"{side}_degree_mean"] = total / count
-                out[f"{side}_degree_max"] = top
+    out.update(_sides(g, left))  # exact: two slices' sums and maxima
     out["degree_assortativity"] = _pearson(x, y) if s_e else None
     out.update(dict.fromkeys(STRUCTURAL))
     weight_stats = dict.fromkeys(_WEIGHT_KEYS)
