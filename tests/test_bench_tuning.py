@@ -267,3 +267,21 @@ def test_confirm_runs_sssp_delta_as_a_factor_of_its_default(tmp_path, monkeypatc
                                 quiet=True, algorithms=["sssp"], confirm=str(chosen))
     assert rc == 0 and seen == [{}, {"delta": tuning.DeltaFactor(4.0)}]
     assert isinstance(seen[1]["delta"], tuning.DeltaFactor)
+
+
+def test_quick_attributes_are_filled_from_the_specs_of_the_same_graphs(runs):
+    """Tables measured before the library recorded ``qattr_`` columns get them from the
+    graphs built again from their specs, which must be the measured graphs."""
+    out, _ = runs
+    table = suite._read([str(p) for p in (out / "train").glob("*.parquet")])
+    recorded = table.copy()
+    old = table.drop(columns=[c for c in table if c.startswith("qattr_")])
+    filled = suite._fill_quick(old, log=lambda m: None)
+    for column in ("qattr_n", "qattr_m", "qattr_out_degree_max", "qattr_degree_assortativity"):
+        assert filled[column].tolist() == recorded[column].tolist(), column
+    wrong = old.assign(attr_m=old["attr_m"] + 1)
+    with pytest.raises(ValueError, match=r"graph \S+ built again has m \d+, the measured one "
+                                         r"[\d.]+: not the same graph"):
+        suite._fill_quick(wrong, log=lambda m: None)
+    with pytest.raises(ValueError, match="attributes must be one of full, degrees, quick"):
+        suite.train_and_evaluate([], [], model_path="unused.json", attributes="exact")
