@@ -292,13 +292,15 @@ def _fill_quick(table, log=print):
     return table
 
 
-def confirm_set(models: dict, held, top: int = CONFIRM_TOP) -> dict:
+def confirm_set(models: dict, held, top: int | None = None) -> dict:
     """The configurations a ``--confirm`` run times again, by algorithm and held-out graph:
-    ``{}``, :data:`SAME_AS_DEFAULTS` (where the pool has it), the pool's ``top`` fastest and
+    ``{}``, :data:`SAME_AS_DEFAULTS` (where the pool has it), the pool's ``top`` fastest
+    (default :data:`CONFIRM_TOP`) and
     every configuration any of ``models`` (name -> Model) picks (most frequent, tree,
     regressor, ``"auto"`` and ``"search"``), each once, ``{}`` first."""
     from onyx_rapids import tuning_model
 
+    top = CONFIRM_TOP if top is None else top
     out: dict = {}
     held = tuning_model.read_table(held)  # measured, agreeing rows only
     for (name, graph), group in held.groupby(["algorithm", "graph"], sort=True):
@@ -368,6 +370,9 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     overlap = sorted(set(train["graph"]) & set(held["graph"]))
     if overlap:
         raise ValueError(f"graphs both in training and held out: {', '.join(overlap)}")
+    unknown = sorted(set(pool_scored) - set(held["algorithm"]))
+    if unknown:
+        raise ValueError(f"pool_scored: no held-out pools of {', '.join(unknown)}")
     train, held = _fill_quick(train, log), _fill_quick(held, log)
     models = {mode: tuning_model.train(train, seed=seed, **kw)
               for mode, kw in ATTRIBUTE_MODES.items()}
@@ -383,9 +388,6 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
     log(f"trained on {train['graph'].nunique()} graphs ({len(train)} rows), {attributes} "
         f"attributes; saved {model_path}")
     scoring, confirmed = held, confirm_paths is not None
-    unknown = sorted(set(pool_scored) - set(held["algorithm"]))
-    if unknown:
-        raise ValueError(f"pool_scored: no held-out pools of {', '.join(unknown)}")
     if confirmed:
         scoring = _fill_quick(_read(confirm_paths, "confirm"), log)
         if set(scoring["graph"]) != set(held["graph"]):
