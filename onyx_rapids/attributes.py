@@ -158,20 +158,14 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     xp = device.xp
     n, m = g.n, g.m
     loops, assortativity, weight_stats = _edge_pass(g)
-    edges = m if g.directed else (m + loops) // 2
-    out: dict = {"version": VERSION, "n": n, "m": m, "edges": edges}
     bipartite = g.sides is not None
+    left = g.id_map.left_count if bipartite else None
+    counts = _edge_counts(g, loops, left)
+    out: dict = {"version": VERSION, "n": n, "m": m, "edges": counts["edges"]}
     out["kind"] = "bipartite" if bipartite else ("directed" if g.directed else "undirected")
     out["multigraph"] = g.multigraph
     out["weighted"] = g.edge_weights is not None
-    left = g.id_map.left_count if bipartite else None
-    if bipartite:
-        possible = left * (n - left)
-    else:
-        possible = n * (n - 1) if g.directed else n * (n - 1) // 2
-    out["density"] = edges / possible if possible else None
-    out["volume"] = m
-    out["self_loops"] = loops
+    out.update(counts)
 
     # vertex shares: one transfer
     if n:
@@ -201,6 +195,19 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
         out.update(dict.fromkeys(STRUCTURAL))
     out.update(weight_stats)
     return out
+
+
+def _edge_counts(g, loops: int, left) -> dict:
+    """``edges``, ``density``, ``volume`` and ``self_loops`` of ``g`` with ``loops``
+    self-loops (``left``: a bipartite graph's left side's vertex count, else None)."""
+    n, m = g.n, g.m
+    edges = m if g.directed else (m + loops) // 2
+    if left is not None:
+        possible = left * (n - left)
+    else:
+        possible = n * (n - 1) if g.directed else n * (n - 1) // 2
+    return {"edges": edges, "density": edges / possible if possible else None, "volume": m,
+            "self_loops": loops}
 
 
 def _sides(g, left) -> dict:
@@ -270,15 +277,8 @@ def _quick(g) -> dict:
     s_e = int(min(m, QUICK_EDGES)) if m else 0
     x, y, loop_flags = (host[2 * s_v + i * s_e: 2 * s_v + (i + 1) * s_e] for i in range(3))
     loops = int(round(loop_flags.mean() * m)) if s_e else 0
-    out["edges"] = m if g.directed else (m + loops) // 2
     left = g.id_map.left_count if bipartite else None
-    if bipartite:
-        possible = left * (n - left)
-    else:
-        possible = n * (n - 1) if g.directed else n * (n - 1) // 2
-    out["density"] = out["edges"] / possible if possible else None
-    out["volume"] = m
-    out["self_loops"] = loops
+    out.update(_edge_counts(g, loops, left))  # loops estimated from the sampled edges
     if n:
         out["isolated_share"] = float(((d_out == 0) & (d_in == 0)).mean())
         out["zero_in_share"] = float((d_in == 0).mean())

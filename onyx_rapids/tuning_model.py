@@ -324,8 +324,9 @@ class Model:
         with ``attributes``: first the :meth:`auto` strategy's pick (the defaults, the most
         frequent best, the tree's or the regressor's top-1), then the rest of :meth:`rank`.
         ``tuning="auto"`` runs the first, ``tuning="search"`` times the first three."""
-        first = self.pick(name, attributes)
-        return [first] + [c for c in self.rank(name, attributes) if c != first]
+        ranked = self.rank(name, attributes)
+        first = ranked[0] if self.auto(name) == "regressor" else self.pick(name, attributes)
+        return [first] + [c for c in ranked if c != first]
 
     def pick(self, name: str, attributes: dict) -> dict:
         """:meth:`choices`' first alone, what ``tuning="auto"`` runs: the regressor predicts
