@@ -231,18 +231,14 @@ def _sides(g, left) -> dict:
 
 # ---------------------------------------------------------------------------------- quick
 
-def _strata(count: int, size: int):
-    """The indices of a stratified sample of ``size`` out of ``count`` (the middle of each of
-    ``size`` equal strata), or None for every index when ``count <= size``."""
-    if count <= size:
-        return None
-    return ((np.arange(size, dtype=np.float64) + 0.5) * (count / size)).astype(np.int64)
-
-
 def _quick(g) -> dict:
     """``attributes(g, quick=True)``: the degree part from stratified samples (see
-    :func:`attributes`), gathered on the device and brought over in one transfer."""
-    xp = device.xp
+    :func:`attributes`; the middle vertex and edge of equal strata), gathered on the device by
+    one kernel (:func:`onyx_rapids.kernels.edge_stats.quick_sample`) and brought over in one
+    transfer."""
+    from . import operators as ops
+    from .kernels import edge_stats as es
+
     n, m = g.n, g.m
     bipartite = g.sides is not None
     weighted = g.edge_weights is not None
@@ -250,31 +246,17 @@ def _quick(g) -> dict:
     out["kind"] = "bipartite" if bipartite else ("directed" if g.directed else "undirected")
     out["multigraph"] = g.multigraph
     out["weighted"] = weighted
-    vertices, edges = _strata(n, QUICK_VERTICES), _strata(m, QUICK_EDGES)
-    parts = [g.out_degree, g.in_degree]
-    if vertices is not None:
-        at = device.asarray(vertices)
-        parts = [parts[0][at], parts[1][at]]
-    parts = [p.astype(np.float64) for p in parts]
-    s_v = int(parts[0].shape[0])
-    if m:
-        if edges is None:
-            dst = g.out_indices
-            src = xp.searchsorted(g.out_offsets, xp.arange(m), side="right") - 1
-        else:
-            at = device.asarray(edges)
-            dst = g.out_indices[at]
-            src = xp.searchsorted(g.out_offsets, at, side="right") - 1
-        parts += [g.out_degree[src].astype(np.float64), g.in_degree[dst].astype(np.float64),
-                  (src == dst).astype(np.float64)]
-        if weighted:
-            w = g.edge_weights[:, 0] if edges is None else g.edge_weights[at, 0]
-            parts.append(w.astype(np.float64))
+    s_v, s_e = min(n, QUICK_VERTICES), min(m, QUICK_EDGES)
+    host = np.zeros(0)
     if n:
-        parts.append(xp.stack([g.out_degree.max(), g.in_degree.max()]).astype(np.float64))
-    host = device.to_host(xp.concatenate(parts)) if parts and n else np.zeros(0)
+        weights = g.edge_weights if weighted else device.zeros((0, 1), np.float32)
+        samples = device.zeros(2 * s_v + (4 if weighted else 3) * s_e + 2, np.float64)
+        ops.launch_kernel("attributes quick_sample", es.quick_sample,
+                          device.stride_grid(max(n, s_e), es.BLOCK, 4), es.BLOCK,
+                          g.out_offsets, g.out_indices, g.out_degree, g.in_degree, weights,
+                          np.int64(s_v), np.int64(s_e), samples)
+        host = device.to_host(samples)  # the one transfer
     d_out, d_in = host[:s_v], host[s_v:2 * s_v]
-    s_e = int(min(m, QUICK_EDGES)) if m else 0
     x, y, loop_flags = (host[2 * s_v + i * s_e: 2 * s_v + (i + 1) * s_e] for i in range(3))
     loops = int(round(loop_flags.mean() * m)) if s_e else 0
     left = g.id_map.left_count if bipartite else None

@@ -396,6 +396,46 @@ def test_quick_attributes_equal_the_exact_ones_where_the_samples_hold_everything
     assert quick is g.attributes(quick=True) and quick is not g.attributes(structure=False)
 
 
+def _stratum_middles(count, size):
+    """The stratified sample's indices as the docs define them: the middle of each stratum."""
+    if count <= size:
+        return np.arange(count)
+    return ((np.arange(size, dtype=np.float64) + 0.5) * (count / size)).astype(np.int64)
+
+
+def test_quick_sample_kernel_gathers_the_middle_of_each_stratum(monkeypatch):
+    """The one-launch gather (``kernels.edge_stats.quick_sample``) picks exactly the
+    documented vertices and edges: every sampled statistic equals the same statistic of a
+    NumPy gather (sources from the CSR row each edge falls in: empty rows, self-loops and a
+    weighted multigraph included)."""
+    monkeypatch.setattr(attrs, "QUICK_VERTICES", 37)
+    monkeypatch.setattr(attrs, "QUICK_EDGES", 97)
+    rng = np.random.default_rng(11)
+    n = 90  # vertices 60..89 have no out-edges: empty rows inside and at the end
+    src = np.concatenate([rng.integers(0, 60, 300), [4, 4, 7]])
+    dst = np.concatenate([rng.integers(0, n, 300), [4, 4, 7]])
+    w = rng.random(src.size) + 0.5
+    g = Graph.from_edgelist(frame(np.column_stack([src, dst]), w=w), weight="w", directed=True,
+                            multigraph=True, vertices=np.arange(n))
+    quick = attrs.attributes(g, quick=True)
+    offsets, indices = device.to_host(g.out_offsets), device.to_host(g.out_indices)
+    d_out, d_in = device.to_host(g.out_degree), device.to_host(g.in_degree)
+    weights = device.to_host(g.edge_weights)[:, 0].astype(np.float64)
+    v = _stratum_middles(g.n, 37)
+    e = _stratum_middles(g.m, 97)
+    s = np.searchsorted(offsets, e, side="right") - 1
+    for name, d in (("out", d_out), ("in", d_in)):
+        expected = attrs._sample_stats(d[v].astype(np.float64), g.n, g.m, d.max())
+        for key, value in expected.items():
+            assert _equal_or_close(value, quick[f"{name}_degree_{key}"]), (name, key)
+    x, y = d_out[s].astype(np.float64), d_in[indices[e]].astype(np.float64)
+    assert quick["degree_assortativity"] == pytest.approx(attrs._pearson(x, y), rel=1e-12)
+    assert quick["self_loops"] == round((s == indices[e]).mean() * g.m) > 0
+    assert quick["zero_out_share"] == pytest.approx((d_out[v] == 0).mean())
+    assert quick["weight_mean"] == pytest.approx(weights[e].mean(), rel=1e-12)
+    assert (quick["weight_min"], quick["weight_max"]) == (weights[e].min(), weights[e].max())
+
+
 def test_quick_attributes_estimate_from_stratified_samples(monkeypatch):
     """Past the sample sizes (made small here): mean and max stay exact, the rest are
     estimates near the exact values, from a few hundred sampled vertices and edges."""

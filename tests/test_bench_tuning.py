@@ -177,9 +177,15 @@ def test_bad_training_files_and_arguments_are_refused_by_name(tmp_path, capsys):
     rows.to_parquet(run)
     rows.to_parquet(again)
     assert set(suite._read([run])["graph"]) == {"dataset:karate"}
-    with pytest.raises(ValueError, match=r"graph dataset:karate is in two results files, "
+    with pytest.raises(ValueError, match=r"bfs on dataset:karate is in two results files, "
                                          r".*karate.parquet and .*repeat.parquet"):
         suite._read([run, again])
+    # confirm runs: the later file's (algorithm, graph) replaces the earlier's, said so
+    rows.assign(case="confirm").to_parquet(run)
+    rows.assign(case="confirm", ms=[3.0, 4.0]).to_parquet(again)
+    said = []
+    table = suite._read([run, again], "confirm", said.append)
+    assert sorted(table["ms"]) == [3.0, 4.0] and len(said) == 1 and "repeat.parquet" in said[0]
     with pytest.raises(SystemExit):
         harness.main(["run", "tuning", "--each-graph", "--sizes", "1e4", "--graphs", "rmat:3:2",
                       "--out", str(tmp_path)])

@@ -16,11 +16,11 @@ file is a training table for :func:`onyx_rapids.tuning_model.train` as it is.
 * checks (against the defaults' result, :data:`CHECKS`): bfs hops and wcc partitions exact,
   sssp distances within 1e-5 relative, the propagations within the agreement tolerance of
   ``catalog.AGREE``;
-* ``attributes`` rows: ``g.attributes(structure=False)`` timed with nothing cached on the
-  graph (what a degree-only model pays on a graph's first tuned call), then the full
-  ``g.attributes()`` (its structural part and the degree part again), kernels compiled
-  beforehand, next to one warm default pagerank call (``params``: ``degree_only_ms``,
-  ``attributes_ms``, ``pagerank_ms`` and the ratios).
+* ``attributes`` rows: the quick attributes (what the packaged model reads on a graph's
+  first tuned call), the degree-only ones and the full ``g.attributes()``, each the median
+  of uncached calls with the kernels compiled beforehand, next to a warm default pagerank
+  call and the packaged model's prediction (``params``: ``quick_ms``, ``degree_only_ms``,
+  ``attributes_ms``, ``pagerank_ms``, ``predict_ms`` and the ratios).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from onyx_rapids import tuning
 
 from .. import catalog
 from ..common import (column, compare, free_memory, median, results_frame, results_table,
-                      suffixed, time_calls, timed)
+                      suffixed, time_calls)
 
 TUNED = tuning.TUNED
 PER_FEATURE = tuple(tuning.FEATURES)
@@ -95,27 +95,33 @@ CHECKS = {"bfs": lambda k: _exact("hops", "distance"), "sssp": lambda k: _distan
 
 
 def _attributes_cost(run, spec, g):
-    """``g.attributes()`` with nothing cached on the graph yet, its kernels compiled for this
-    graph's types beforehand (one uncached :func:`onyx_rapids.attributes.attributes` call of
-    each kind: the first GPU run, timing compilation too, measured 4-9 s on graphs whose
-    warm attributes take milliseconds); then one warm default pagerank call."""
+    """``g.attributes()`` with nothing cached: the median of ``run.repeat`` uncached calls of
+    :func:`onyx_rapids.attributes.attributes` of each kind (quick, degree-only, full; at least
+    7 of the quick ones, a fraction of a millisecond) after a warm-up call of each, which
+    compiles the kernels for this graph's types (the first GPU run, timing compilation too,
+    measured 4-9 s on graphs whose warm attributes take milliseconds); then one warm default
+    pagerank call.  The graph's cache gets the values last."""
     from onyx_rapids import attributes as graph_attributes
 
-    graph_attributes.attributes(g, quick=True)
-    graph_attributes.attributes(g, structure=False)
-    graph_attributes.attributes(g)
+    def uncached(repeat, **kw):
+        _, _, times = time_calls(lambda: graph_attributes.attributes(g, **kw), repeat)
+        return median(times)
+
     row = run.row(spec.text, "attributes", "cost", "uncached", "ours", "ours")
-    quick, quick_ms = timed(lambda: g.attributes(quick=True))
-    degrees, degree_ms = timed(lambda: g.attributes(structure=False))
-    attrs, ms = timed(g.attributes)
+    quick_ms = uncached(max(run.repeat, 7), quick=True)
+    degree_ms = uncached(run.repeat, structure=False)
+    ms = uncached(run.repeat)
+    quick, degrees, attrs = (g.attributes(quick=True), g.attributes(structure=False),
+                             g.attributes())
     pr = catalog.get("pagerank")
     _, _, times = time_calls(lambda: catalog.call(pr, g, {}, info=False), run.repeat)
     pagerank_ms = median(times)
     model, _ = tuning.model_for("auto")  # the packaged model's prediction, where it serves
     predict_ms = None
     if model is not None and "pagerank" in model.algorithms:
-        _, predict_ms = timed(lambda: model.pick("pagerank", model.graph_attributes(g)))
-    row.update(ms=ms, repeats=1, times_ms=[ms], params={
+        _, _, times = time_calls(lambda: model.pick("pagerank", model.graph_attributes(g)), 7)
+        predict_ms = median(times)
+    row.update(ms=ms, repeats=run.repeat, params={
         "attributes_ms": ms, "degree_only_ms": degree_ms, "quick_ms": quick_ms,
         "pagerank_ms": pagerank_ms, "ratio": ms / pagerank_ms,
         "degree_only_ratio": degree_ms / pagerank_ms, "quick_ratio": quick_ms / pagerank_ms,
@@ -206,9 +212,12 @@ STUDY_ATTRIBUTES = ("volume", "degree assortativity", "wedge count", "Gini", "di
 COLUMNS = ("defaults", "most_frequent", "tree", "regressor", "top1", "top3")
 
 
-def _read(paths, case: str = "pool") -> "object":
+def _read(paths, case: str = "pool", log=None) -> "object":
     """The training table of results files: a run's Parquet file, or its JSON report (the
-    same rows, :func:`benchmarks.common.results_table`)."""
+    same rows, :func:`benchmarks.common.results_table`).  An (algorithm, graph) in two files
+    would count twice: refused for pools; for confirm runs (``case="confirm"``) the later
+    file's rows replace the earlier's, said through ``log`` (an algorithm timed again on its
+    own, after a run of it that went wrong)."""
     import pandas as pd
 
     def table(path):
@@ -223,11 +232,17 @@ def _read(paths, case: str = "pool") -> "object":
     frames, where = [], {}
     for path in paths:
         frame = training_table(table(path), case)
-        for graph in frame["graph"].unique():  # a graph twice would count twice
-            if graph in where:
-                raise ValueError(f"graph {graph} is in two results files, {where[graph]} and "
-                                 f"{path}: give one run of each graph")
-            where[graph] = path
+        pairs = frame[["algorithm", "graph"]].drop_duplicates().itertuples(index=False)
+        for name, graph in pairs:
+            earlier = where.get((name, graph))
+            if earlier is not None:
+                if case != "confirm":
+                    raise ValueError(f"{name} on {graph} is in two results files, {earlier} "
+                                     f"and {path}: give one run of each graph")
+                frames = [f[(f["algorithm"] != name) | (f["graph"] != graph)] for f in frames]
+                if log is not None:
+                    log(f"{name} on {graph}: the confirm rows of {path} replace {earlier}'s")
+            where[(name, graph)] = path
         frames.append(frame)
     if not frames:
         raise ValueError("no results files given")
@@ -389,7 +404,7 @@ def train_and_evaluate(train_paths, held_out_paths, *, model_path, out="benchmar
         f"attributes; saved {model_path}")
     scoring, confirmed = held, confirm_paths is not None
     if confirmed:
-        scoring = _fill_quick(_read(confirm_paths, "confirm"), log)
+        scoring = _fill_quick(_read(confirm_paths, "confirm", log), log)
         if set(scoring["graph"]) != set(held["graph"]):
             raise ValueError("the confirm runs' graphs "
                              f"({', '.join(sorted(set(scoring['graph'])))}) are not the "
