@@ -233,12 +233,8 @@ def _sides(g, left) -> dict:
 
 def _quick(g) -> dict:
     """``attributes(g, quick=True)``: the degree part from stratified samples (see
-    :func:`attributes`; the middle vertex and edge of equal strata), gathered on the device by
-    one kernel (:func:`onyx_rapids.kernels.edge_stats.quick_sample`) and brought over in one
-    transfer."""
-    from . import operators as ops
-    from .kernels import edge_stats as es
-
+    :func:`attributes`; the middle vertex and edge of equal strata), gathered on the device
+    (:func:`_quick_samples`) and summarized on the host."""
     n, m = g.n, g.m
     bipartite = g.sides is not None
     weighted = g.edge_weights is not None
@@ -247,84 +243,133 @@ def _quick(g) -> dict:
     out["multigraph"] = g.multigraph
     out["weighted"] = weighted
     s_v, s_e = min(n, QUICK_VERTICES), min(m, QUICK_EDGES)
-    host = np.zeros(0)
-    if n:
-        weights = g.edge_weights if weighted else device.zeros((0, 1), np.float32)
-        samples = device.zeros(2 * s_v + (4 if weighted else 3) * s_e + 2, np.float64)
-        ops.launch_kernel("attributes quick_sample", es.quick_sample,
-                          device.stride_grid(max(n, s_e), es.BLOCK, 4), es.BLOCK,
-                          g.out_offsets, g.out_indices, g.out_degree, g.in_degree, weights,
-                          np.int64(s_v), np.int64(s_e), samples)
-        host = device.to_host(samples)  # the one transfer
-    d_out, d_in = host[:s_v], host[s_v:2 * s_v]
-    x, y, loop_flags = (host[2 * s_v + i * s_e: 2 * s_v + (i + 1) * s_e] for i in range(3))
-    loops = int(round(loop_flags.mean() * m)) if s_e else 0
     left = g.id_map.left_count if bipartite else None
-    out.update(_edge_counts(g, loops, left))  # loops estimated from the sampled edges
-    if n:
-        out["isolated_share"] = float(((d_out == 0) & (d_in == 0)).mean())
-        out["zero_in_share"] = float((d_in == 0).mean())
-        out["zero_out_share"] = float((d_out == 0).mean())
-    else:
+    if n == 0:
+        out.update(_edge_counts(g, 0, left))
         out["isolated_share"] = out["zero_in_share"] = out["zero_out_share"] = None
-    maxima = host[-2:] if n else (0, 0)
-    for name, sample, top in (("out", d_out, maxima[0]), ("in", d_in, maxima[1])):
-        for key, value in _sample_stats(sample, n, m, top).items():
-            out[f"{name}_degree_{key}"] = value
+        for name in ("out", "in"):
+            out.update({f"{name}_degree_{key}": None for key in _SAMPLE_KEYS})
+        out.update(_sides(g, left))
+        out.update({"degree_assortativity": None, **dict.fromkeys(STRUCTURAL),
+                    **dict.fromkeys(_WEIGHT_KEYS)})
+        return out
+    from .kernels import edge_stats as es
+
+    degrees, total, low, high = _quick_samples(g, s_v, s_e)
+    s = high.copy()  # each slot combined over the blocks as the kernel's tree combines it
+    minima = [es.W_MIN, es.X_MIN, es.Y_MIN]
+    sums = [*range(es.LOOPS + 1), es.ISOLATED, es.ZERO_IN, es.ZERO_OUT]
+    s[minima], s[sums] = low[minima], total[sums]
+    loops = int(round(s[es.LOOPS] / s_e * m)) if s_e else 0  # from the sampled edges
+    out.update(_edge_counts(g, loops, left))
+    out["isolated_share"] = float(s[es.ISOLATED] / s_v)
+    out["zero_in_share"] = float(s[es.ZERO_IN] / s_v)
+    out["zero_out_share"] = float(s[es.ZERO_OUT] / s_v)
+    same = g.in_degree is g.out_degree  # undirected: one array's statistics serve both
+    stats = _sample_stats(degrees[:1] if same else degrees, n, m,
+                          (s[es.TOP_OUT], s[es.TOP_IN]))
+    for name, sample in (("out", stats[0]), ("in", stats[0] if same else stats[1])):
+        out.update({f"{name}_degree_{key}": value for key, value in sample.items()})
     out.update(_sides(g, left))  # exact: two slices' sums and maxima
-    out["degree_assortativity"] = _pearson(x, y) if s_e else None
+    assortativity, weight_stats = _from_moments(s, s_e, weighted and s_e > 0,
+                                                float(s[es.W_SHIFT]))
+    out["degree_assortativity"] = assortativity
     out.update(dict.fromkeys(STRUCTURAL))
-    weight_stats = dict.fromkeys(_WEIGHT_KEYS)
-    if weighted and s_e:
-        w = host[2 * s_v + 3 * s_e: 2 * s_v + 4 * s_e]
-        weight_stats = {"weight_mean": float(w.mean()), "weight_std": float(w.std()),
-                        "weight_min": float(w.min()), "weight_max": float(w.max())}
     out.update(weight_stats)
     return out
 
 
-def _pearson(x: np.ndarray, y: np.ndarray):
-    """The Pearson correlation of two host samples; None where either is constant."""
-    if x.min() == x.max() or y.min() == y.max():
-        return None
-    dx, dy = x - x.mean(), y - y.mean()
-    sxx, syy = float((dx * dx).sum()), float((dy * dy).sum())
-    if sxx <= 0 or syy <= 0:
-        return None
-    return float(min(max(float((dx * dy).sum()) / math.sqrt(sxx * syy), -1.0), 1.0))
+def _quick_samples(g, s_v: int, s_e: int) -> tuple:
+    """(sampled out- and in-degrees as a (2, s_v) host array, then the slots of
+    :func:`onyx_rapids.kernels.edge_stats.quick_sample` summed, smallest and largest over its
+    blocks): one kernel, one transfer (n > 0)."""
+    from . import operators as ops
+    from .kernels import edge_stats as es
+
+    weights = g.edge_weights if g.edge_weights is not None else _no_weights()
+    blocks = device.stride_grid(max(g.n, s_v, s_e), es.BLOCK, 1)
+    samples = device.empty(2 * s_v + blocks * es.QUICK_SLOTS, np.float64)
+    ops.launch_kernel("attributes quick_sample", es.quick_sample, blocks, es.BLOCK,
+                      g.out_offsets, g.out_indices, g.out_degree, g.in_degree, weights,
+                      np.int64(s_v), np.int64(s_e), samples)
+    host = device.to_host(samples)  # the one transfer
+    parts = host[2 * s_v:].reshape(blocks, es.QUICK_SLOTS)
+    return (host[:2 * s_v].reshape(2, s_v), parts.sum(axis=0), parts.min(axis=0),
+            parts.max(axis=0))
 
 
-def _sample_stats(sample: np.ndarray, n: int, total: int, top) -> dict:
-    """The degree statistics of :func:`_degree_stats` from a host sample of the degrees
-    (every degree when the sample has all n): ``mean`` (``total / n``) and ``max`` (``top``)
-    exact, the others those of the sample, sorted once (a few vector operations: on an H200
-    host NumPy's ``percentile`` and ``power`` took most of the quick attributes' time)."""
-    keys = ["mean", "max", "std", "skew", "gini"] + [f"p{q}" for q in _PERCENTILES] \
-        + ["top1_share", "balanced_inequality"]
-    if n == 0:
-        return dict.fromkeys(keys)
-    d = np.sort(sample)
-    s = d.shape[0]
-    mass = float(d.sum())
-    mean = mass / s
-    dev = d - mean
+_NO_WEIGHTS: dict = {}
+
+
+def _no_weights():
+    """A (0, 1) float32 device array: the kernels' ``weights`` of an unweighted graph."""
+    if device.BACKEND not in _NO_WEIGHTS:
+        _NO_WEIGHTS[device.BACKEND] = device.zeros((0, 1), np.float32)
+    return _NO_WEIGHTS[device.BACKEND]
+
+
+def _from_moments(s, count: int, weighted: bool, shift_w: float) -> tuple:
+    """(degree assortativity, weight statistics) from the slots ``s`` of
+    :mod:`onyx_rapids.kernels.edge_stats` over ``count`` edges (x and y shifted by one value
+    each, w by ``shift_w``): the Pearson correlation of x and y, None where either is
+    constant; the weights' mean, population std, min and max (None unless ``weighted``)."""
+    from .kernels import edge_stats as es
+
+    assortativity = None
+    if count and s[es.X_MIN] < s[es.X_MAX] and s[es.Y_MIN] < s[es.Y_MAX]:
+        sxx = s[es.SXX] - s[es.SX] * s[es.SX] / count
+        syy = s[es.SYY] - s[es.SY] * s[es.SY] / count
+        sxy = s[es.SXY] - s[es.SX] * s[es.SY] / count
+        if sxx > 0 and syy > 0:
+            assortativity = float(min(max(sxy / math.sqrt(sxx * syy), -1.0), 1.0))
+    weight_stats = dict.fromkeys(_WEIGHT_KEYS)
+    if weighted:
+        mean = s[es.SW] / count
+        var = s[es.SWW] / count - mean * mean
+        weight_stats = {"weight_mean": float(shift_w + mean),
+                        "weight_std": math.sqrt(max(float(var), 0.0)),
+                        "weight_min": float(s[es.W_MIN]), "weight_max": float(s[es.W_MAX])}
+    return assortativity, weight_stats
+
+
+_SAMPLE_KEYS = ["mean", "max", "std", "skew", "gini"] + [f"p{q}" for q in _PERCENTILES] \
+    + ["top1_share", "balanced_inequality"]
+
+
+def _sample_stats(samples: np.ndarray, n: int, total: int, tops) -> list:
+    """The degree statistics of :func:`_degree_stats` (a dict per row) from host samples of
+    degree arrays (a row each, every degree when a row has all n): ``mean`` (``total / n``)
+    and ``max`` (``tops``, a row's each) exact, the others those of the sample, the rows
+    sorted at once (a dozen vector operations: on an H200 host each NumPy call costs ~10 us,
+    and ``percentile`` and ``power`` took most of the quick attributes' time)."""
+    d = np.sort(samples, axis=1)
+    k, s = d.shape
+    mass = d.sum(axis=1)
+    dev = d - (mass / s)[:, None]
     dev2 = dev * dev
-    std = math.sqrt(max(float(dev2.sum()) / s, 0.0))
-    stats = {"mean": total / n, "max": int(round(float(top))), "std": std,
-             "skew": float(np.dot(dev2, dev)) / s / std ** 3 if std > 0 else None,
-             "gini": None, "top1_share": None, "balanced_inequality": None}
-    for q in _PERCENTILES:  # numpy.percentile's linear rule, on the sorted sample
-        pos = q / 100.0 * (s - 1)
-        lo = int(math.floor(pos))
-        hi = min(lo + 1, s - 1)
-        stats[f"p{q}"] = float(d[lo] + (d[hi] - d[lo]) * (pos - lo))
-    if mass > 0:
-        ranks = np.arange(1, s + 1, dtype=np.float64)
-        stats["gini"] = 2.0 * float(np.dot(ranks, d)) / (s * mass) - (s + 1.0) / s
-        largest = np.cumsum(d[::-1]) / mass  # the share of the k largest, k = 1..s
-        stats["top1_share"] = float(largest[-(-s // 100) - 1])
-        stats["balanced_inequality"] = float(np.minimum(largest, 1.0 - ranks / s).max())
-    return {key: stats[key] for key in keys}
+    std = np.sqrt(np.maximum(dev2.sum(axis=1) / s, 0.0))
+    third = np.einsum("ij,ij->i", dev2, dev) / s
+    pos = np.array(_PERCENTILES, dtype=np.float64) / 100.0 * (s - 1)  # numpy's linear rule
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, s - 1)
+    percentiles = d[:, lo] + (d[:, hi] - d[:, lo]) * (pos - lo)
+    ranks = np.arange(1, s + 1, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # rows without edges: not used
+        gini = 2.0 * (d @ ranks) / (s * mass) - (s + 1.0) / s
+        largest = np.cumsum(d[:, ::-1], axis=1) / mass[:, None]  # the k largest's share
+    balanced = np.minimum(largest, 1.0 - ranks / s).max(axis=1)
+    out = []
+    for r in range(k):
+        sd = float(std[r])
+        stats = {"mean": total / n, "max": int(round(float(tops[r]))), "std": sd,
+                 "skew": float(third[r]) / sd ** 3 if sd > 0 else None}
+        edges = mass[r] > 0
+        stats["gini"] = float(gini[r]) if edges else None
+        stats.update({f"p{q}": float(v) for q, v in zip(_PERCENTILES, percentiles[r])})
+        stats["top1_share"] = float(largest[r, -(-s // 100) - 1]) if edges else None
+        stats["balanced_inequality"] = float(balanced[r]) if edges else None
+        out.append({key: stats[key] for key in _SAMPLE_KEYS})
+    return out
 
 
 # ---------------------------------------------------------------------------------- degrees
@@ -425,21 +470,8 @@ def _edge_pass(g) -> tuple:
                       device.stride_grid(g.m, es.BLOCK, 4), es.BLOCK, g.edge_sources,
                       g.out_indices, g.out_degree, g.in_degree, weights, shift, out)
     s = device.to_host(xp.concatenate([out, shift[2:]]))  # the one transfer
-    first, count, m = float(s[-1]), int(s[es.LOOPS]), g.m
-    assortativity = None
-    if s[es.X_MIN] < s[es.X_MAX] and s[es.Y_MIN] < s[es.Y_MAX]:
-        sxx = s[es.SXX] - s[es.SX] * s[es.SX] / m
-        syy = s[es.SYY] - s[es.SY] * s[es.SY] / m
-        sxy = s[es.SXY] - s[es.SX] * s[es.SY] / m
-        if sxx > 0 and syy > 0:
-            assortativity = float(min(max(sxy / math.sqrt(sxx * syy), -1.0), 1.0))
-    weight_stats = dict.fromkeys(_WEIGHT_KEYS)
-    if weighted:
-        mean = s[es.SW] / m
-        var = s[es.SWW] / m - mean * mean
-        weight_stats = {"weight_mean": float(first + mean),
-                        "weight_std": math.sqrt(max(float(var), 0.0)),
-                        "weight_min": float(s[es.W_MIN]), "weight_max": float(s[es.W_MAX])}
+    count = int(s[es.LOOPS])
+    assortativity, weight_stats = _from_moments(s, g.m, weighted, float(s[-1]))
     return count, assortativity, weight_stats
 
 

@@ -89,60 +89,100 @@ def edge_moments(src, dst, out_degree, in_degree, weights, shift, out):
             cuda.atomic.max(out, q + 1, tree[q + 1, 0])
 
 
+#: Slots of each block's partials in :func:`quick_sample`'s output: those of ``out`` above
+#: (over the sampled edges, x and y shifted by the mean degree, w by the first sampled weight),
+#: then the sampled vertices with no edge, with in-degree 0, with out-degree 0 (summed), the
+#: largest out- and in-degree over every vertex (maxima), and the weight shift.
+ISOLATED, ZERO_IN, ZERO_OUT, TOP_OUT, TOP_IN, W_SHIFT, QUICK_SLOTS = 14, 15, 16, 17, 18, 19, 20
+
+
+@cuda.jit(device=True, inline=True)
+def _combine(q, a, b):
+    """Two partials of ``quick_sample``'s slot ``q``: summed, or the smaller or larger."""
+    if q <= LOOPS or ISOLATED <= q <= ZERO_OUT:
+        return a + b
+    if q == W_MIN or q == X_MIN or q == Y_MIN:
+        return min(a, b)
+    return max(a, b)
+
+
 @persist
 @cuda.jit
 def quick_sample(offsets, indices, out_degree, in_degree, weights, s_v, s_e, out):
-    """Gather the quick attributes' samples into ``out`` (float64, zeroed by the caller):
-    ``[0, s_v)`` and ``[s_v, 2 s_v)`` the out- and in-degrees of the vertices
-    ``int((i + 0.5) * (n / s_v))``; then, over the stored edges
+    """The quick attributes' samples (n > 0): ``out[:s_v]`` and ``out[s_v:2 s_v]`` get the
+    out- and in-degrees of the vertices ``int((i + 0.5) * (n / s_v))``; the stored edges
     ``e = int((j + 0.5) * (m / s_e))`` (every vertex and edge in order where ``s_v = n``,
-    ``s_e = m``), ``s_e`` values each of the out-degree of e's source (found by binary search in
-    ``offsets``), the in-degree of its target, whether it is a self-loop (1.0 or 0.0) and, when
-    ``weights`` has rows, its first weight; the last two slots get the largest out- and
-    in-degree over all n vertices.  One launch for what were a dozen array operations, each a
-    launch of its own.  Launch with :data:`BLOCK` threads a block."""
+    ``s_e = m``; an edge's source found by binary search in ``offsets``) are reduced to the
+    moments of :func:`edge_moments`, and block b writes its partials of every slot to
+    ``out[2 s_v + b * QUICK_SLOTS:][:QUICK_SLOTS]`` (no atomics: the host combines a few
+    hundred numbers).  ``weights``: (m, k), or (0, 1) for an unweighted graph.  Launch with
+    :data:`BLOCK` threads a block."""
     n, m = out_degree.shape[0], indices.shape[0]
     start, step = cuda.grid(1), cuda.gridsize(1)
-    top_out = top_in = float64(0.0)
+    top_out = top_in = isolated = zero_in = zero_out = float64(0.0)
     for v in range(start, n, step):
         top_out = max(top_out, float64(out_degree[v]))
         top_in = max(top_in, float64(in_degree[v]))
     for i in range(start, s_v, step):
         v = int64((i + 0.5) * (n / s_v))
-        out[i] = out_degree[v]
-        out[s_v + i] = in_degree[v]
-    base = 2 * s_v
+        a, b = out_degree[v], in_degree[v]
+        out[i] = a
+        out[s_v + i] = b
+        zero_out += 1.0 if a == 0 else 0.0
+        zero_in += 1.0 if b == 0 else 0.0
+        isolated += 1.0 if a == 0 and b == 0 else 0.0
+    mean = float64(m) / n  # the mean out- and in-degree
+    weighted = weights.shape[0] > 0 and s_e > 0
+    shift_w = float64(weights[int64(0.5 * (m / s_e)), 0]) if weighted else float64(0.0)
+    sx = sy = sxx = syy = sxy = sw = sww = loops = float64(0.0)
+    wlo = xlo = ylo = float64(math.inf)
+    whi = xhi = yhi = float64(-math.inf)
     for j in range(start, s_e, step):
         e = int64((j + 0.5) * (m / s_e))
-        lo, hi = int64(0), int64(n - 1)  # the largest u with offsets[u] <= e: e's source
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
+        u, hi = int64(0), int64(n - 1)  # the largest u with offsets[u] <= e: e's source
+        while u < hi:
+            mid = (u + hi + 1) // 2
             if offsets[mid] <= e:
-                lo = mid
+                u = mid
             else:
                 hi = mid - 1
         v = indices[e]
-        out[base + j] = out_degree[lo]
-        out[base + s_e + j] = in_degree[v]
-        out[base + 2 * s_e + j] = 1.0 if lo == v else 0.0
-        if weights.shape[0] > 0:
-            out[base + 3 * s_e + j] = weights[e, 0]
-    tree = cuda.shared.array((2, BLOCK), float64)  # the block's maxima, then one atomic each
+        loops += 1.0 if u == v else 0.0
+        x = float64(out_degree[u]) - mean
+        y = float64(in_degree[v]) - mean
+        sx += x
+        sy += y
+        sxx += x * x
+        syy += y * y
+        sxy += x * y
+        xlo, xhi, ylo, yhi = min(xlo, x), max(xhi, x), min(ylo, y), max(yhi, y)
+        if weighted:
+            w = float64(weights[e, 0])
+            wlo, whi = min(wlo, w), max(whi, w)
+            w -= shift_w
+            sw += w
+            sww += w * w
+    tree = cuda.shared.array((QUICK_SLOTS, BLOCK), float64)
     t = cuda.threadIdx.x
-    tree[0, t], tree[1, t] = top_out, top_in
+    tree[SX, t], tree[SY, t], tree[SXX, t], tree[SYY, t] = sx, sy, sxx, syy
+    tree[SXY, t], tree[SW, t], tree[SWW, t], tree[LOOPS, t] = sxy, sw, sww, loops
+    tree[W_MIN, t], tree[W_MAX, t], tree[X_MIN, t], tree[X_MAX, t] = wlo, whi, xlo, xhi
+    tree[Y_MIN, t], tree[Y_MAX, t], tree[ISOLATED, t] = ylo, yhi, isolated
+    tree[ZERO_IN, t], tree[ZERO_OUT, t], tree[TOP_OUT, t] = zero_in, zero_out, top_out
+    tree[TOP_IN, t], tree[W_SHIFT, t] = top_in, shift_w
     cuda.syncthreads()
     half = BLOCK // 2
     while half > 0:
         if t < half:
-            tree[0, t] = max(tree[0, t], tree[0, t + half])
-            tree[1, t] = max(tree[1, t], tree[1, t + half])
+            for q in range(QUICK_SLOTS):
+                tree[q, t] = _combine(q, tree[q, t], tree[q, t + half])
         cuda.syncthreads()
         half //= 2
-    if t == 0:
-        last = out.shape[0] - 2
-        cuda.atomic.max(out, last, tree[0, 0])
-        cuda.atomic.max(out, last + 1, tree[1, 0])
+    if t < QUICK_SLOTS:
+        out[2 * s_v + cuda.blockIdx.x * QUICK_SLOTS + t] = tree[t, 0]
 
 
-__all__ = ["edge_moments", "quick_sample", "start_values", "BLOCK", "SX", "SY", "SXX", "SYY", "SXY", "SW",
-           "SWW", "LOOPS", "W_MIN", "W_MAX", "X_MIN", "X_MAX", "Y_MIN", "Y_MAX", "SLOTS"]
+__all__ = ["edge_moments", "quick_sample", "start_values", "BLOCK", "SX", "SY", "SXX", "SYY",
+           "SXY", "SW", "SWW", "LOOPS", "W_MIN", "W_MAX", "X_MIN", "X_MAX", "Y_MIN", "Y_MAX",
+           "SLOTS", "ISOLATED", "ZERO_IN", "ZERO_OUT", "TOP_OUT", "TOP_IN", "W_SHIFT",
+           "QUICK_SLOTS"]
