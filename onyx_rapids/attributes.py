@@ -102,6 +102,7 @@ Example, on Zachary's karate club (34 members, 78 friendships; diameter 5)::
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -288,7 +289,7 @@ def _quick_samples(g, s_v: int, s_e: int) -> tuple:
 
     weights = g.edge_weights if g.edge_weights is not None else _no_weights()
     blocks = device.stride_grid(max(g.n, s_v, s_e), es.BLOCK, 1)
-    samples = device.empty(2 * s_v + blocks * es.QUICK_SLOTS, np.float64)
+    samples = _buffer(2 * s_v + blocks * es.QUICK_SLOTS)  # the kernel writes every entry
     ops.launch_kernel("attributes quick_sample", es.quick_sample, blocks, es.BLOCK,
                       g.out_offsets, g.out_indices, g.out_degree, g.in_degree, weights,
                       np.int64(s_v), np.int64(s_e), samples)
@@ -296,6 +297,26 @@ def _quick_samples(g, s_v: int, s_e: int) -> tuple:
     parts = host[2 * s_v:].reshape(blocks, es.QUICK_SLOTS)
     return (host[:2 * s_v].reshape(2, s_v), parts.sum(axis=0), parts.min(axis=0),
             parts.max(axis=0))
+
+
+_BUFFERS = threading.local()
+
+
+def _buffer(size: int):
+    """A float64 device array of ``size`` entries for the quick kernel's output, kept per
+    thread, device and size (allocating one a call costs more than the kernel through RMM's
+    CuPy allocator, as a process that has imported cuDF has; docs/performance.md)."""
+    arrays = getattr(_BUFFERS, "arrays", None)
+    if arrays is None:
+        arrays = _BUFFERS.arrays = {}
+    key = (device.BACKEND, device.xp.cuda.runtime.getDevice() if device.BACKEND == "gpu"
+           else 0, size)
+    a = arrays.get(key)
+    if a is None:
+        if len(arrays) >= 8:
+            arrays.clear()
+        a = arrays[key] = device.empty(size, np.float64)
+    return a
 
 
 _NO_WEIGHTS: dict = {}
@@ -354,9 +375,10 @@ def _sample_stats(samples: np.ndarray, n: int, total: int, tops) -> list:
     hi = np.minimum(lo + 1, s - 1)
     percentiles = d[:, lo] + (d[:, hi] - d[:, lo]) * (pos - lo)
     ranks = np.arange(1, s + 1, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):  # rows without edges: not used
-        gini = 2.0 * (d @ ranks) / (s * mass) - (s + 1.0) / s
-        largest = np.cumsum(d[:, ::-1], axis=1) / mass[:, None]  # the k largest's share
+    safe = np.where(mass > 0, mass, 1.0)  # rows without edges: their values are not used
+    gini = 2.0 * (d @ ranks) / (s * safe) - (s + 1.0) / s
+    largest = np.cumsum(d[:, ::-1], axis=1)  # the k largest degrees' sum, k = 1..s
+    largest /= safe[:, None]  # ... and their share
     balanced = np.minimum(largest, 1.0 - ranks / s).max(axis=1)
     out = []
     for r in range(k):
