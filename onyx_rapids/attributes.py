@@ -142,7 +142,7 @@ def attributes(g, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
     keys None: no simple undirected view is built and no BFS runs (degree statistics,
     assortativity and weights only: reductions over the graph's own arrays).
 
-    ``quick=True`` (what a tuned call reads, issue 38: a few small gathers and one transfer)
+    ``quick=True`` (what a tuned call reads, issue 38: one small kernel and one transfer)
     implies ``structure=False`` and estimates from stratified samples what depends on every
     vertex or edge: the degree statistics (``mean`` and ``max`` stay exact), the zero and
     isolated shares from :data:`QUICK_VERTICES` vertices (every ``n / QUICK_VERTICES``-th,

@@ -696,7 +696,7 @@ def train(table, *, seed: int = 0, structure: bool = True, quick: bool = False) 
     (:data:`onyx_rapids.attributes.STRUCTURAL`: BFS sweeps and wedges), so that a tuned call
     computes only the cheap ones; ``quick=True`` trains on the quick attributes (the
     table's ``qattr_`` columns: ``g.attributes(quick=True)``), which a tuned call computes
-    in a few small gathers.
+    in one small kernel.
 
     >>> model = train("training.parquet", seed=0)   # doctest: +SKIP
     >>> print(model.describe("pagerank"))           # doctest: +SKIP
